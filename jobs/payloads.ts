@@ -1,0 +1,10 @@
+import { z } from 'zod';
+
+/** Job payloads, validated when enqueued and again when processed. */
+export const BrandReviewPayload = z
+  .object({
+    accountId: z.string().min(1),
+    reviewSeq: z.number().int().min(1),
+  })
+  .strict();
+export type BrandReviewPayload = z.infer<typeof BrandReviewPayload>;

@@ -1,0 +1,55 @@
+import type { Clock } from '../clock.js';
+import { createAccount, toWireAccount, type AdAccount } from '../domain/accounts/accounts.js';
+import { ACCOUNT_FEATURES, type AccountFeature } from '../domain/accounts/account-schemas.js';
+import { createApiKey, type CreatedKey } from '../domain/api-keys.js';
+import { ApiError } from '../errors/api-error.js';
+import type { AccountRecord } from '../store/repositories/account-repository.js';
+import type { Store } from '../store/store.js';
+
+/**
+ * Operator commands behind the CLI. The same functions run in the CLI's own
+ * process (when no service owns the data dir) or inside `serve` (when one
+ * does, reached over the admin socket), so both ways behave identically.
+ */
+export interface CommandContext {
+  store: Store;
+  clock: Clock;
+}
+
+export interface AdminAccount extends AdAccount {
+  features: AccountFeature[];
+}
+
+const FEATURE_COLUMN: Record<AccountFeature, keyof AccountRecord> = {
+  brand: 'brand_enabled',
+  conversion_bidding: 'conversion_bidding_enabled',
+  product_segments: 'product_segments_enabled',
+  zero_impression_products: 'zero_impression_products_enabled',
+  postpaid_invoice: 'postpaid_invoice',
+};
+
+export function toAdminAccount(a: AccountRecord): AdminAccount {
+  return { ...toWireAccount(a), features: ACCOUNT_FEATURES.filter((f) => a[FEATURE_COLUMN[f]] === true) };
+}
+
+export const COMMANDS = {
+  /** Creates an account and its first key (with the billing permission: it is the owner's). */
+  'accounts.create': async (ctx: CommandContext, input: unknown): Promise<{ account: AdminAccount; api_key: CreatedKey }> => {
+    const account = await createAccount(ctx, input);
+    const api_key = await createApiKey(ctx, { account: account.id, billing: true });
+    return { account: toAdminAccount(account), api_key };
+  },
+  'keys.create': (ctx: CommandContext, input: unknown): Promise<CreatedKey> => createApiKey(ctx, input),
+} as const;
+
+export type CommandName = keyof typeof COMMANDS;
+export type CommandResult<N extends CommandName> = Awaited<ReturnType<(typeof COMMANDS)[N]>>;
+
+export function isCommandName(name: string): name is CommandName {
+  return Object.hasOwn(COMMANDS, name);
+}
+
+export async function runCommand<N extends CommandName>(ctx: CommandContext, name: N, input: unknown): Promise<CommandResult<N>> {
+  if (!isCommandName(name)) throw new ApiError('route_not_found', `unknown command ${String(name)}`);
+  return (await COMMANDS[name](ctx, input)) as CommandResult<N>;
+}

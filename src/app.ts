@@ -1,0 +1,54 @@
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { Clock } from './clock.js';
+import type { Config } from './config.js';
+import type { BrandReviewScheduler } from './domain/accounts/accounts.js';
+import { ID_PREFIX, newId } from './ids.js';
+import { installAuth } from './http/plugins/auth.js';
+import { installErrorHandling, sendError } from './http/plugins/error-handler.js';
+import { installJsonBody } from './http/plugins/json-body.js';
+import { parseQueryString } from './http/query-string.js';
+import { adAccountRoutes } from './http/routes/ad-account-routes.js';
+import type { Logger } from './logger.js';
+import type { Store } from './store/store.js';
+
+/** Everything the HTTP layer needs, passed in (no globals, no env reads). */
+export interface AppDeps {
+  config: Config;
+  store: Store;
+  clock: Clock;
+  reviews: BrandReviewScheduler;
+}
+
+export interface AppOptions {
+  /** The process logger; omitted for a silent app (tests). */
+  logger?: Logger;
+}
+
+export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise<FastifyInstance> {
+  const app = Fastify({
+    ...(options.logger === undefined ? { logger: false } : { loggerInstance: options.logger as FastifyBaseLogger }),
+    genReqId: () => newId(ID_PREFIX.request),
+    requestIdHeader: false,
+    bodyLimit: 1024 * 1024,
+    routerOptions: {
+      querystringParser: parseQueryString,
+      ignoreTrailingSlash: true,
+    },
+    frameworkErrors: (err, request, reply) => sendError(request, reply, err),
+  });
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  installErrorHandling(app);
+  installJsonBody(app);
+
+  await app.register(
+    async (v1) => {
+      installAuth(v1, deps.store);
+      adAccountRoutes(v1, deps);
+    },
+    { prefix: '/v1' },
+  );
+  return app;
+}

@@ -1,0 +1,85 @@
+import { createHash } from 'node:crypto';
+import { resolve } from 'node:path';
+import { z } from 'zod';
+
+/**
+ * The one place that reads configuration. `loadConfig` takes an environment
+ * object (the caller passes `process.env`), validates it with zod and returns a
+ * frozen value that is passed down explicitly; nothing else reads the env.
+ */
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+const intFromEnv = (min: number, max: number) =>
+  z
+    .string()
+    .trim()
+    .regex(/^\d+$/, 'must be a whole number')
+    .transform(Number)
+    .pipe(z.number().int().min(min).max(max));
+
+const EnvSchema = z.object({
+  PORT: intFromEnv(0, 65535).default(8080),
+  ADSVC_HOST: z.string().trim().min(1).default('0.0.0.0'),
+  ADSVC_DATA_DIR: z.string().trim().min(1).default('./data'),
+  REDIS_URL: z
+    .string()
+    .trim()
+    .regex(/^rediss?:\/\//, 'must start with redis:// or rediss://')
+    .optional(),
+  ADSVC_LOG_LEVEL: z.enum(LOG_LEVELS).optional(),
+  LOG_LEVEL: z.enum(LOG_LEVELS).optional(),
+  ADSVC_REVIEW_DELAY_MS: intFromEnv(0, 86_400_000).default(5000),
+  ADSVC_QUEUE_PREFIX: z
+    .string()
+    .trim()
+    .regex(/^[A-Za-z0-9_.:-]{1,64}$/, 'letters, digits, _ . : - only, at most 64')
+    .optional(),
+  ADSVC_SHUTDOWN_TIMEOUT_MS: intFromEnv(100, 600_000).default(10_000),
+});
+
+export interface Config {
+  readonly port: number;
+  readonly host: string;
+  /** Absolute path of the data directory (DuckDB file, uploads, embedded Redis). */
+  readonly dataDir: string;
+  /** Explicit Redis URL; when absent `serve` probes 127.0.0.1:6379, then starts its own. */
+  readonly redisUrl: string | undefined;
+  readonly logLevel: LogLevel;
+  readonly reviewDelayMs: number;
+  /** BullMQ key prefix; defaults to one derived from the data dir so two data dirs never share jobs. */
+  readonly queuePrefix: string;
+  readonly shutdownTimeoutMs: number;
+}
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+}
+
+export function loadConfig(env: Readonly<Record<string, string | undefined>>, cwd: string = process.cwd()): Config {
+  // Empty strings count as unset, as shells often export VAR= to clear it.
+  const cleaned: Record<string, string> = {};
+  for (const [k, v] of Object.entries(env)) if (v !== undefined && v !== '') cleaned[k] = v;
+  const parsed = EnvSchema.safeParse(cleaned);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `${i.path.join('.') || 'environment'}: ${i.message}`);
+    throw new ConfigError(`invalid configuration:\n  ${lines.join('\n  ')}`);
+  }
+  const e = parsed.data;
+  const dataDir = resolve(cwd, e.ADSVC_DATA_DIR);
+  return Object.freeze({
+    port: e.PORT,
+    host: e.ADSVC_HOST,
+    dataDir,
+    redisUrl: e.REDIS_URL,
+    logLevel: e.ADSVC_LOG_LEVEL ?? e.LOG_LEVEL ?? 'info',
+    reviewDelayMs: e.ADSVC_REVIEW_DELAY_MS,
+    queuePrefix: e.ADSVC_QUEUE_PREFIX ?? defaultQueuePrefix(dataDir),
+    shutdownTimeoutMs: e.ADSVC_SHUTDOWN_TIMEOUT_MS,
+  });
+}
+
+export function defaultQueuePrefix(dataDir: string): string {
+  return `adsvc-${createHash('sha256').update(dataDir).digest('hex').slice(0, 10)}`;
+}

@@ -1,0 +1,139 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import { DuckDBInstance, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
+import { Mutex } from './mutex.js';
+
+export type SqlParams = DuckDBValue[] | Record<string, DuckDBValue>;
+/** A row as read: BIGINTs in the safe range come back as numbers. */
+export type Row = Record<string, unknown>;
+
+export interface Queryable {
+  all(sql: string, params?: SqlParams): Promise<Row[]>;
+  get(sql: string, params?: SqlParams): Promise<Row | undefined>;
+  run(sql: string, params?: SqlParams): Promise<void>;
+}
+
+export class StoreLockedError extends Error {
+  override readonly name = 'StoreLockedError';
+}
+
+function normalize(value: unknown): unknown {
+  if (typeof value === 'bigint') {
+    return value >= BigInt(Number.MIN_SAFE_INTEGER) && value <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(value) : value;
+  }
+  if (Array.isArray(value)) return value.map(normalize);
+  return value;
+}
+
+async function readAll(conn: DuckDBConnection, text: string, params?: SqlParams): Promise<Row[]> {
+  const reader = await conn.runAndReadAll(text, params);
+  const rows = reader.getRowObjectsJS();
+  for (const row of rows) for (const k of Object.keys(row)) row[k] = normalize(row[k]) as never;
+  return rows as Row[];
+}
+
+class ConnectionQueryable implements Queryable {
+  constructor(protected readonly conn: DuckDBConnection) {}
+  all(text: string, params?: SqlParams): Promise<Row[]> {
+    return readAll(this.conn, text, params);
+  }
+  async get(text: string, params?: SqlParams): Promise<Row | undefined> {
+    return (await readAll(this.conn, text, params))[0];
+  }
+  async run(text: string, params?: SqlParams): Promise<void> {
+    await this.conn.run(text, params);
+  }
+}
+
+/**
+ * The DuckDB store: one database file, owned by one process. Writes go through
+ * one connection under a lock, so write transactions never conflict with each
+ * other; reads use a small pool of other connections and see committed data.
+ */
+export class Store implements Queryable {
+  private readonly writeLock = new Mutex();
+  private readonly readLocks: Mutex[];
+  private nextReader = 0;
+  private closed = false;
+
+  private constructor(
+    readonly path: string,
+    private readonly instance: DuckDBInstance,
+    private readonly writer: DuckDBConnection,
+    private readonly readers: DuckDBConnection[],
+  ) {
+    this.readLocks = readers.map(() => new Mutex());
+  }
+
+  /** Opens (creating if needed) the database file; `:memory:` for a throwaway store. */
+  static async open(path: string, options: { readers?: number; threads?: number } = {}): Promise<Store> {
+    if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+    let instance: DuckDBInstance;
+    try {
+      const settings: Record<string, string> = {};
+      if (options.threads !== undefined) settings['threads'] = String(options.threads);
+      instance = await DuckDBInstance.create(path, settings);
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      if (/lock/i.test(message)) {
+        throw new StoreLockedError(`the database ${path} is in use by another process (${message.split('\n')[0]})`);
+      }
+      throw err;
+    }
+    const writer = await instance.connect();
+    const readers: DuckDBConnection[] = [];
+    for (let i = 0; i < (options.readers ?? 2); i++) readers.push(await instance.connect());
+    return new Store(path, instance, writer, readers);
+  }
+
+  private reader<T>(fn: (q: Queryable) => Promise<T>): Promise<T> {
+    this.assertOpen();
+    const i = this.nextReader++ % this.readers.length;
+    const conn = this.readers[i] as DuckDBConnection;
+    return (this.readLocks[i] as Mutex).run(() => fn(new ConnectionQueryable(conn)));
+  }
+
+  all(text: string, params?: SqlParams): Promise<Row[]> {
+    return this.reader((q) => q.all(text, params));
+  }
+
+  get(text: string, params?: SqlParams): Promise<Row | undefined> {
+    return this.reader((q) => q.get(text, params));
+  }
+
+  /** A single autocommitted write. */
+  run(text: string, params?: SqlParams): Promise<void> {
+    this.assertOpen();
+    return this.writeLock.run(() => new ConnectionQueryable(this.writer).run(text, params));
+  }
+
+  /** Runs `fn` in one write transaction: all of it commits, or none of it. */
+  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
+    this.assertOpen();
+    return this.writeLock.run(async () => {
+      await this.writer.run('BEGIN TRANSACTION');
+      try {
+        const out = await fn(new ConnectionQueryable(this.writer));
+        await this.writer.run('COMMIT');
+        return out;
+      } catch (err) {
+        await this.writer.run('ROLLBACK').catch(() => undefined);
+        throw err;
+      }
+    });
+  }
+
+  /** Waits for writes under way, then releases the file so another process may open it. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    await this.writeLock.run(async () => undefined);
+    await Promise.all(this.readLocks.map((m) => m.run(async () => undefined)));
+    this.closed = true;
+    for (const c of [this.writer, ...this.readers]) c.closeSync();
+    this.instance.closeSync();
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new Error('store is closed');
+  }
+}
