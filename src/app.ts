@@ -22,6 +22,8 @@ export interface AppDeps {
 export interface AppOptions {
   /** The process logger; omitted for a silent app (tests). */
   logger?: Logger;
+  /** More routes in the authenticated /v1 scope (tests use it to reach error paths no real route has yet). */
+  extraRoutes?: (v1: FastifyInstance) => void;
 }
 
 export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise<FastifyInstance> {
@@ -47,6 +49,7 @@ export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise
     async (v1) => {
       installAuth(v1, deps.store);
       adAccountRoutes(v1, deps);
+      options.extraRoutes?.(v1);
     },
     { prefix: '/v1' },
   );

@@ -43,6 +43,9 @@ class ConnectionQueryable implements Queryable {
   async run(text: string, params?: SqlParams): Promise<void> {
     await this.conn.run(text, params);
   }
+  async prepare(text: string): Promise<void> {
+    await this.conn.prepare(text);
+  }
 }
 
 /**
@@ -86,7 +89,7 @@ export class Store implements Queryable {
     return new Store(path, instance, writer, readers);
   }
 
-  private reader<T>(fn: (q: Queryable) => Promise<T>): Promise<T> {
+  private reader<T>(fn: (q: ConnectionQueryable) => Promise<T>): Promise<T> {
     this.assertOpen();
     const i = this.nextReader++ % this.readers.length;
     const conn = this.readers[i] as DuckDBConnection;
@@ -121,6 +124,11 @@ export class Store implements Queryable {
         throw err;
       }
     });
+  }
+
+  /** Prepares a statement without running it: checks that it binds against the schema. */
+  async prepareCheck(text: string): Promise<void> {
+    await this.reader((q) => q.prepare(text));
   }
 
   /** Waits for writes under way, then releases the file so another process may open it. */

@@ -21,7 +21,7 @@ export function installAuth(app: FastifyInstance, store: Store): void {
   app.decorateRequest('auth', null);
   app.addHook('onRequest', async (request) => {
     const header = request.headers.authorization;
-    if (header === undefined || header.trim() === '') {
+    if (header === undefined || /^\s*(Bearer)?\s*$/i.test(header)) {
       throw new ApiError('missing_api_key', 'You did not provide an API key. Send it as "Authorization: Bearer <API_KEY>".');
     }
     const m = BEARER.exec(header);

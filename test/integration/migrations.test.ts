@@ -1,0 +1,89 @@
+import { copyFileSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../src/clock.js';
+import { migrate, MigrationError, migrationsDir, readMigrations } from '../../src/store/migrations.js';
+import { projectRoot } from '../../src/store/project-root.js';
+import { sql } from '../../src/store/sql-loader.js';
+import { Store } from '../../src/store/store.js';
+import { tempDir } from '../support/context.js';
+
+const clock = new ManualClock(Date.UTC(2026, 10, 22));
+const dirs: { cleanup(): void }[] = [];
+const stores: Store[] = [];
+afterEach(async () => {
+  for (const s of stores.splice(0)) await s.close();
+  for (const d of dirs.splice(0)) d.cleanup();
+});
+
+async function emptyStore(): Promise<{ store: Store; dir: string }> {
+  const dir = tempDir();
+  dirs.push(dir);
+  const store = await Store.open(join(dir.path, 'db.duckdb'));
+  stores.push(store);
+  return { store, dir: dir.path };
+}
+
+describe('migrations', () => {
+  it('apply every migration to an empty database, in order, with a ledger row each', async () => {
+    const { store } = await emptyStore();
+    const all = readMigrations();
+    expect(all.length).toBeGreaterThan(0);
+    const applied = await migrate(store, clock);
+    expect(applied).toEqual(all.map((m) => m.version));
+    const ledger = await store.all('SELECT version, name, checksum, applied_at_ms FROM schema_migrations ORDER BY version');
+    expect(ledger).toEqual(all.map((m) => ({ version: m.version, name: m.name, checksum: m.checksum, applied_at_ms: clock.nowMs() })));
+    const tables = (await store.all("SELECT table_name FROM information_schema.tables WHERE table_schema = 'main'")).map((r) => r['table_name']);
+    expect(tables).toEqual(expect.arrayContaining(['ad_accounts', 'api_keys', 'files', 'schema_migrations']));
+  });
+
+  it('apply nothing the second time', async () => {
+    const { store } = await emptyStore();
+    await migrate(store, clock);
+    expect(await migrate(store, clock)).toEqual([]);
+  });
+
+  it('refuse to start when a landed migration was edited', async () => {
+    const { store, dir } = await emptyStore();
+    const edited = join(dir, 'migrations');
+    mkdirSync(edited);
+    for (const f of readdirSync(migrationsDir())) copyFileSync(join(migrationsDir(), f), join(edited, f));
+    await migrate(store, clock, readMigrations(edited));
+    const first = readdirSync(edited).sort()[0] as string;
+    writeFileSync(join(edited, first), '-- changed\n' + sql('account-get'));
+    await expect(migrate(store, clock, readMigrations(edited))).rejects.toThrow(MigrationError);
+    await expect(migrate(store, clock, readMigrations(edited))).rejects.toThrow(/append-only/);
+  });
+
+  it('roll back a failing migration together with its ledger row', async () => {
+    const { store, dir } = await emptyStore();
+    const mdir = join(dir, 'bad');
+    mkdirSync(mdir);
+    writeFileSync(join(mdir, '0001_ok.sql'), 'CREATE TABLE t1 (x INTEGER);');
+    writeFileSync(join(mdir, '0002_bad.sql'), 'CREATE TABLE t2 (x INTEGER); INSERT INTO nowhere VALUES (1);');
+    await expect(migrate(store, clock, readMigrations(mdir))).rejects.toThrow();
+    expect((await store.all('SELECT version FROM schema_migrations')).map((r) => r['version'])).toEqual([1]);
+    const t2 = await store.all("SELECT table_name FROM information_schema.tables WHERE table_name = 't2'");
+    expect(t2).toEqual([]);
+  });
+
+  it('need numbered files without gaps', async () => {
+    const { dir } = await emptyStore();
+    writeFileSync(join(dir, '0001_a.sql'), 'SELECT 1;');
+    writeFileSync(join(dir, '0003_c.sql'), 'SELECT 1;');
+    expect(() => readMigrations(dir)).toThrow(/without gaps/);
+  });
+
+  it('leave every static query valid against the migrated schema', async () => {
+    const { store } = await emptyStore();
+    await migrate(store, clock);
+    const queries = readdirSync(join(projectRoot(), 'sql', 'queries')).filter((f) => f.endsWith('.sql'));
+    expect(queries.length).toBeGreaterThan(0);
+    for (const f of queries) {
+      const text = sql(f.replace(/\.sql$/, ''));
+      expect(text, `${f} has a purpose header`).toMatch(/^-- purpose: /);
+      // Preparing binds every table and column name without running the statement.
+      await expect(store.prepareCheck(text), f).resolves.toBeUndefined();
+    }
+  });
+});

@@ -1,0 +1,43 @@
+import type { FastifyInstance } from 'fastify';
+import { buildApp, type AppOptions } from '../../src/app.js';
+import { ManualClock } from '../../src/clock.js';
+import type { BrandReviewScheduler } from '../../src/domain/accounts/accounts.js';
+import type { Store } from '../../src/store/store.js';
+import { openMigratedStore, tempDir, testConfig } from './context.js';
+
+export interface TestApp {
+  app: FastifyInstance;
+  store: Store;
+  clock: ManualClock;
+  dataDir: string;
+  /** Reviews the app asked to schedule (when no real job system is given). */
+  scheduled: { accountId: string; reviewSeq: number }[];
+  close(): Promise<void>;
+}
+
+/** The real app over a temp DuckDB; reviews are recorded unless a scheduler is passed. */
+export async function startTestApp(opts: AppOptions & { reviews?: BrandReviewScheduler; clock?: ManualClock } = {}): Promise<TestApp> {
+  const dir = tempDir();
+  const clock = opts.clock ?? new ManualClock(Date.UTC(2026, 10, 22, 12));
+  const store = await openMigratedStore(dir.path, clock);
+  const scheduled: TestApp['scheduled'] = [];
+  const reviews: BrandReviewScheduler = opts.reviews ?? {
+    schedule: async (accountId, reviewSeq) => {
+      scheduled.push({ accountId, reviewSeq });
+    },
+  };
+  const app = await buildApp({ config: testConfig(dir.path), store, clock, reviews }, opts);
+  await app.ready();
+  return {
+    app,
+    store,
+    clock,
+    dataDir: dir.path,
+    scheduled,
+    async close() {
+      await app.close();
+      await store.close();
+      dir.cleanup();
+    },
+  };
+}
