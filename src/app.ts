@@ -1,5 +1,6 @@
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Clock } from './clock.js';
+import { ApiError } from './errors/api-error.js';
 import type { Config } from './config.js';
 import type { BrandReviewScheduler } from './domain/accounts/accounts.js';
 import { ID_PREFIX, newId } from './ids.js';
@@ -37,10 +38,25 @@ export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise
       ignoreTrailingSlash: true,
     },
     frameworkErrors: (err, request, reply) => sendError(request, reply, err),
+    // Our own hook answers requests that arrive while closing, with the envelope.
+    return503OnClosing: false,
   });
 
+  let closing = false;
+  app.addHook('preClose', async () => {
+    closing = true;
+  });
+  // Responses finished while closing end their connection, so a keep-alive
+  // client cannot hold the shutdown open until its idle timeout.
+  app.addHook('onSend', async (_request, reply) => {
+    if (closing) reply.header('connection', 'close');
+  });
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
+    if (closing) {
+      reply.header('connection', 'close');
+      throw new ApiError('service_unavailable', 'The service is shutting down. Retry shortly.', { headers: { 'retry-after': '1' } });
+    }
   });
   installErrorHandling(app);
   installJsonBody(app);

@@ -91,7 +91,10 @@ export async function startService(opts: ServiceOptions): Promise<Service> {
           log.info({}, 'shutting down');
           // Order: stop the CLI door and HTTP, drain jobs, then Redis and the store.
           await admin.close();
+          // A client that keeps a connection busy past the deadline is cut off.
+          const timer = setTimeout(() => app.server.closeAllConnections(), config.shutdownTimeoutMs);
           await app.close();
+          clearTimeout(timer);
           const result = await jobs.close(config.shutdownTimeoutMs);
           await redis.stop();
           await store.close();

@@ -38,10 +38,10 @@ export interface ServeProcess {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
-/** Starts `adsvc serve` on a free port and waits until it logs that it serves. */
+/** Starts `adsvc serve [args]` on a free port and waits until it logs that it serves. */
 export function startServe(args: string[], env: Record<string, string | undefined>): Promise<ServeProcess> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args, 'serve'], {
+    const child = spawn(process.execPath, [CLI, 'serve', ...args], {
       env: childEnv({ PORT: '0', ADSVC_HOST: '127.0.0.1', ...env }),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
