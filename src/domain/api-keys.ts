@@ -3,7 +3,7 @@ import { z } from 'zod';
 import type { Clock } from '../clock.js';
 import { parseOrThrow } from '../errors/zod-issues.js';
 import { ID_PREFIX, randomToken } from '../ids.js';
-import { apiKeyRepository } from '../store/repositories/api-key-repository.js';
+import { apiKeyRepository, type ApiKeyRecord } from '../store/repositories/api-key-repository.js';
 import type { Store } from '../store/store.js';
 import { requireAccount } from './accounts/accounts.js';
 
@@ -54,14 +54,35 @@ export async function createApiKey(deps: { store: Store; clock: Clock }, raw: un
   return { id, ad_account_id: account.id, billing: input.billing, created_at: Math.floor(now / 1000), key };
 }
 
-/** The key's owner, or null for a malformed or unknown key (the caller answers 401). */
-export async function verifyApiKey(store: Store, presented: string): Promise<AuthContext | null> {
-  const m = KEY_FORMAT.exec(presented);
-  if (!m) return null;
-  const record = await apiKeyRepository.get(store, ID_PREFIX.apiKey + (m[1] as string));
-  if (!record) return null;
-  const expected = Buffer.from(record.secret_hash, 'hex');
-  const actual = sha256(presented);
-  if (expected.length !== actual.length || !timingSafeEqual(expected, actual)) return null;
-  return { keyId: record.id, accountId: record.ad_account_id, billing: record.billing };
+/**
+ * Checks presented keys. Key records are immutable once created and only the
+ * owning process writes them, so found records are kept in memory (bounded);
+ * the hash comparison still runs on every request. Unknown ids are not
+ * cached, so guessing cannot fill memory.
+ */
+export class ApiKeyVerifier {
+  private readonly cache = new Map<string, ApiKeyRecord>();
+
+  constructor(
+    private readonly store: Store,
+    private readonly maxEntries = 10_000,
+  ) {}
+
+  /** The key's owner, or null for a malformed or unknown key (the caller answers 401). */
+  async verify(presented: string): Promise<AuthContext | null> {
+    const m = KEY_FORMAT.exec(presented);
+    if (!m) return null;
+    const id = ID_PREFIX.apiKey + (m[1] as string);
+    let record = this.cache.get(id);
+    if (record === undefined) {
+      record = await apiKeyRepository.get(this.store, id);
+      if (!record) return null;
+      if (this.cache.size >= this.maxEntries) this.cache.delete(this.cache.keys().next().value as string);
+      this.cache.set(id, record);
+    }
+    const expected = Buffer.from(record.secret_hash, 'hex');
+    const actual = sha256(presented);
+    if (expected.length !== actual.length || !timingSafeEqual(expected, actual)) return null;
+    return { keyId: record.id, accountId: record.ad_account_id, billing: record.billing };
+  }
 }

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { verifyApiKey, type AuthContext } from '../../domain/api-keys.js';
+import { ApiKeyVerifier, type AuthContext } from '../../domain/api-keys.js';
 import { ApiError } from '../../errors/api-error.js';
 import type { Store } from '../../store/store.js';
 
@@ -18,6 +18,7 @@ const BEARER = /^Bearer\s+(\S+)\s*$/i;
  * learns nothing about validation.
  */
 export function installAuth(app: FastifyInstance, store: Store): void {
+  const keys = new ApiKeyVerifier(store);
   app.decorateRequest('auth', null);
   app.addHook('onRequest', async (request) => {
     const header = request.headers.authorization;
@@ -26,7 +27,7 @@ export function installAuth(app: FastifyInstance, store: Store): void {
     }
     const m = BEARER.exec(header);
     if (!m) throw new ApiError('invalid_api_key', 'Malformed Authorization header. Use "Authorization: Bearer <API_KEY>".');
-    const auth = await verifyApiKey(store, m[1] as string);
+    const auth = await keys.verify(m[1] as string);
     if (!auth) throw new ApiError('invalid_api_key', 'Invalid API key provided.');
     request.auth = auth;
   });

@@ -57,7 +57,7 @@ export const accountRepository = {
     db: Queryable,
     p: { id: string; name: string | null; favicon_file_id: string | null; now_ms: number },
   ): Promise<AccountRecord | undefined> {
-    const row = await db.get(sql('account-submit-brand'), { ...p });
+    const [row] = await db.write(sql('account-submit-brand'), { ...p });
     return row === undefined ? undefined : parse(row);
   },
 
@@ -65,7 +65,7 @@ export const accountRepository = {
     db: Queryable,
     p: { id: string; review_seq: number; review_status: 'approved' | 'rejected'; review_reason: string | null; now_ms: number },
   ): Promise<AccountRecord | undefined> {
-    const row = await db.get(sql('account-decide-review'), { ...p });
+    const [row] = await db.write(sql('account-decide-review'), { ...p });
     return row === undefined ? undefined : parse(row);
   },
 
