@@ -126,6 +126,10 @@ describe('error envelope', () => {
     await expectError(res, 400, 'invalid_request_error', code, param);
   });
 
+  it.each(['/v1/%zz', '/v1/ad_account/%E0%A4%A'])('a malformed URL %s is a 400 with the envelope', async (url) => {
+    await expectError(await t.app.inject({ url, headers: bearer(key) }), 400, 'invalid_request_error', 'invalid_value');
+  });
+
   it('a route without query parameters refuses them', async () => {
     await expectError(await t.app.inject({ url: '/v1/ad_account?x=1', headers: bearer(key) }), 400, 'invalid_request_error', 'unknown_parameter', 'x');
   });
