@@ -17,7 +17,11 @@ export function brandReviewScheduler(queue: Queue, delayMs: number): BrandReview
 } {
   const scheduleAt = async (accountId: string, reviewSeq: number, delay: number): Promise<void> => {
     const payload = BrandReviewPayload.parse({ accountId, reviewSeq });
-    await queue.add('review', payload, { jobId: jobId('review', accountId, reviewSeq), delay: Math.max(0, delay) });
+    const id = jobId('review', accountId, reviewSeq);
+    // A job that used up its attempts keeps its id; adding again would be a no-op, so retry it.
+    const existing = await queue.getJob(id);
+    if (existing && (await existing.isFailed())) await existing.retry('failed');
+    else await queue.add('review', payload, { jobId: id, delay: Math.max(0, delay) });
   };
   return {
     schedule: (accountId, reviewSeq) => scheduleAt(accountId, reviewSeq, delayMs),

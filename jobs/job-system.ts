@@ -5,6 +5,7 @@ import type { LogSink } from '../src/logger.js';
 import type { Store } from '../src/store/store.js';
 import { brandReviewProcessor } from './brand-review.processor.js';
 import { brandReviewScheduler, reconcileBrandReviews } from './brand-review.scheduler.js';
+import { maintenanceProcessor } from './maintenance.processor.js';
 import { DEFAULT_JOB_OPTIONS, QUEUE, type QueueName } from './queue-names.js';
 
 export interface JobSystemOptions {
@@ -16,6 +17,8 @@ export interface JobSystemOptions {
   reviewDelayMs: number;
   /** Start workers (serve does; a producer-only process would not). */
   workers?: boolean;
+  /** How often the reconcilers run (default one minute). */
+  reconcileEveryMs?: number;
 }
 
 export interface JobSystem {
@@ -46,6 +49,7 @@ export async function startJobSystem(opts: JobSystemOptions): Promise<JobSystem>
   if (opts.workers !== false) {
     const processors: [QueueName, Processor, number][] = [
       [QUEUE.brandReview, brandReviewProcessor(opts), 4],
+      [QUEUE.maintenance, maintenanceProcessor({ ...opts, reviews }), 1],
     ];
     for (const [name, processor, concurrency] of processors) {
       const w = new Worker(name, processor, { connection, prefix: opts.prefix, concurrency });
@@ -54,7 +58,14 @@ export async function startJobSystem(opts: JobSystemOptions): Promise<JobSystem>
       workers.push(w);
     }
     await Promise.all(workers.map((w) => w.waitUntilReady()));
+    // Once now, for what Redis lost while we were down; then periodically, for
+    // jobs lost or exhausted while running.
     await reconcileBrandReviews(opts, reviews, opts.reviewDelayMs);
+    await queue(QUEUE.maintenance).upsertJobScheduler(
+      'reconcile-brand-reviews',
+      { every: opts.reconcileEveryMs ?? 60_000 },
+      { name: 'reconcile-brand-reviews', data: {} },
+    );
   }
 
   return {

@@ -8,3 +8,8 @@ export const BrandReviewPayload = z
   })
   .strict();
 export type BrandReviewPayload = z.infer<typeof BrandReviewPayload>;
+
+/** Maintenance jobs carry no data; the job name says what to do. */
+export const MaintenancePayload = z.object({}).strict();
+export const MAINTENANCE_TASKS = ['reconcile-brand-reviews'] as const;
+export type MaintenanceTask = (typeof MAINTENANCE_TASKS)[number];

@@ -7,6 +7,8 @@ import type { DefaultJobOptions } from 'bullmq';
  */
 export const QUEUE = {
   brandReview: 'brand-review',
+  /** Periodic upkeep (reconcilers), driven by job schedulers. */
+  maintenance: 'maintenance',
 } as const;
 export type QueueName = (typeof QUEUE)[keyof typeof QUEUE];
 

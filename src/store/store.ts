@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { DuckDBInstance, type DuckDBConnection, type DuckDBPreparedStatement, type DuckDBValue } from '@duckdb/node-api';
+import { DuckDBInstance, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
 import { Mutex } from './mutex.js';
 
 export type SqlParams = DuckDBValue[] | Record<string, DuckDBValue>;
@@ -27,33 +27,18 @@ function normalize(value: unknown): unknown {
   return value;
 }
 
-/** Statements kept prepared per connection: a point query costs about 40% less than preparing it each time. */
-const MAX_PREPARED = 256;
-
+/**
+ * Every call prepares its statement afresh. Do not cache prepared statements:
+ * DuckDB plans with the table statistics of the moment it prepares, and a
+ * cached plan for `WHERE status = 'in_review'`, prepared while no row had that
+ * value, keeps answering "no rows" after rows change (seen with DuckDB 1.5.6
+ * from Node; test/integration/store.test.ts pins this).
+ */
 class ConnectionQueryable implements Queryable {
-  private readonly prepared = new Map<string, DuckDBPreparedStatement>();
-
   constructor(protected readonly conn: DuckDBConnection) {}
 
-  private async statement(text: string): Promise<DuckDBPreparedStatement> {
-    let stmt = this.prepared.get(text);
-    if (stmt === undefined) {
-      stmt = await this.conn.prepare(text);
-      if (this.prepared.size >= MAX_PREPARED) {
-        const [oldest, old] = this.prepared.entries().next().value as [string, DuckDBPreparedStatement];
-        this.prepared.delete(oldest);
-        old.destroySync();
-      }
-      this.prepared.set(text, stmt);
-    }
-    return stmt;
-  }
-
   async all(text: string, params?: SqlParams): Promise<Row[]> {
-    const stmt = await this.statement(text);
-    if (params === undefined) stmt.clearBindings();
-    else stmt.bind(params);
-    const rows = (await stmt.runAndReadAll()).getRowObjectsJS();
+    const rows = (await this.conn.runAndReadAll(text, params)).getRowObjectsJS();
     for (const row of rows) for (const k of Object.keys(row)) row[k] = normalize(row[k]) as never;
     return rows as Row[];
   }
@@ -66,10 +51,9 @@ class ConnectionQueryable implements Queryable {
     return this.all(text, params);
   }
 
-  /** Statements without parameters may be scripts of several statements (migrations): run as is. */
+  /** Without parameters the text may be a script of several statements (migrations). */
   async run(text: string, params?: SqlParams): Promise<void> {
-    if (params === undefined) await this.conn.run(text);
-    else await this.all(text, params);
+    await this.conn.run(text, params);
   }
 
   async prepare(text: string): Promise<void> {

@@ -99,6 +99,24 @@ describe('brand review job', () => {
     expect(await pollReview(t, key, (s) => s !== 'in_review')).toEqual({ status: 'rejected', reason: 'missing_favicon' });
   });
 
+  it('the periodic reconciler re-queues a review whose job vanished while running', async () => {
+    const prefix = uniquePrefix();
+    const clock = new ManualClock(Date.UTC(2026, 10, 22, 12));
+    let jobs: JobSystem | undefined;
+    const t = await startTestApp({ clock, reviews: { schedule: (a, s) => (jobs as JobSystem).reviews.schedule(a, s) } });
+    jobs = await startJobSystem({ redisUrl: redisUrl(), prefix, store: t.store, clock, log: quietLog, reviewDelayMs: 60_000, reconcileEveryMs: 200 });
+    cleanups.push(() => t.close(), async () => void (await jobs?.close(5000)), () => deleteRedisPrefix(redisUrl(), prefix));
+    const { key } = await makeAccount(t);
+    await t.app.inject({ method: 'POST', url: '/v1/ad_account/brand', headers: bearer(key), payload: { name: 'Vanishing' } });
+    const queue = jobs.queue(QUEUE.brandReview);
+    const [delayed] = await queue.getDelayed();
+    expect(delayed).toBeDefined();
+    await delayed?.remove();
+    // The review is due when the clock passes its delay; the reconciler finds it pending and re-queues it.
+    clock.advance(61_000);
+    expect(await pollReview(t, key, (s) => s !== 'in_review')).toEqual({ status: 'rejected', reason: 'missing_favicon' });
+  });
+
   it('a malformed payload fails without retries', async () => {
     const { jobs } = await setup(0);
     const queue = jobs.queue(QUEUE.brandReview);

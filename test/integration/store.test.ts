@@ -1,0 +1,65 @@
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Store } from '../../src/store/store.js';
+import { tempDir } from '../support/context.js';
+
+const dir = tempDir();
+let store: Store;
+beforeAll(async () => {
+  store = await Store.open(join(dir.path, 'db.duckdb'));
+  await store.run("CREATE TABLE t (id VARCHAR, status VARCHAR, n BIGINT); INSERT INTO t VALUES ('a', 'approved', 1)");
+});
+afterAll(async () => {
+  await store.close();
+  dir.cleanup();
+});
+
+describe('Store', () => {
+  it('sees rows that changed after the same query ran before (no stale plans)', async () => {
+    const q = "SELECT id FROM t WHERE status = 'in_review'";
+    expect(await store.all(q)).toEqual([]);
+    await store.run("UPDATE t SET status = 'in_review'");
+    expect(await store.all(q)).toEqual([{ id: 'a' }]);
+  });
+
+  it('reads its own committed writes from the reader connections', async () => {
+    const rows = await store.write("INSERT INTO t VALUES ('b', 'approved', $n) RETURNING n", { n: 7 });
+    expect(rows).toEqual([{ n: 7 }]);
+    expect(await store.get("SELECT n FROM t WHERE id = 'b'")).toEqual({ n: 7 });
+  });
+
+  it('returns safe BIGINTs as numbers and larger ones as bigint', async () => {
+    expect(await store.get('SELECT 9007199254740991::BIGINT AS a, 9007199254740993::BIGINT AS b')).toEqual({ a: 9007199254740991, b: 9007199254740993n });
+  });
+
+  it('rolls a failed transaction back whole', async () => {
+    await expect(
+      store.transaction(async (tx) => {
+        await tx.run("INSERT INTO t VALUES ('c', 'approved', 1)");
+        throw new Error('abort');
+      }),
+    ).rejects.toThrow('abort');
+    expect(await store.get("SELECT count(*) AS n FROM t WHERE id = 'c'")).toEqual({ n: 0 });
+  });
+
+  it('serializes concurrent write transactions instead of failing them', async () => {
+    await store.run("INSERT INTO t VALUES ('counter', 'x', 0)");
+    await Promise.all(
+      Array.from({ length: 20 }, () =>
+        store.transaction(async (tx) => {
+          const row = await tx.get("SELECT n FROM t WHERE id = 'counter'");
+          await tx.run("UPDATE t SET n = $n WHERE id = 'counter'", { n: Number(row?.['n']) + 1 });
+        }),
+      ),
+    );
+    expect(await store.get("SELECT n FROM t WHERE id = 'counter'")).toEqual({ n: 20 });
+  });
+
+  it('a second process cannot open the same file', async () => {
+    const { spawnSync } = await import('node:child_process');
+    const script = `import('@duckdb/node-api').then(async ({ DuckDBInstance }) => { try { await DuckDBInstance.create(${JSON.stringify(store.path)}); process.exit(0) } catch (e) { console.log(e.message); process.exit(3) } })`;
+    const r = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8' });
+    expect(r.status).toBe(3);
+    expect(r.stdout).toMatch(/lock/i);
+  });
+});
