@@ -9,6 +9,7 @@ import { installErrorHandling, sendError } from './http/plugins/error-handler.js
 import { installJsonBody } from './http/plugins/json-body.js';
 import { parseQueryString } from './http/query-string.js';
 import { adAccountRoutes } from './http/routes/ad-account-routes.js';
+import { eventSettingRoutes } from './http/routes/event-setting-routes.js';
 import type { Logger } from './logger.js';
 import type { Store } from './store/store.js';
 
@@ -65,6 +66,7 @@ export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise
     async (v1) => {
       installAuth(v1, deps.store);
       adAccountRoutes(v1, deps);
+      eventSettingRoutes(v1, deps);
       options.extraRoutes?.(v1);
     },
     { prefix: '/v1' },

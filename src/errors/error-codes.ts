@@ -41,6 +41,8 @@ export const ERROR_CODES = {
   method_not_allowed: invalid(405),
   request_too_large: invalid(413),
   unsupported_media_type: invalid(415),
+  // 422: well-formed but refused.
+  idempotency_key_reused: invalid(422),
   // 401 / 403: who is calling and what they may do.
   missing_api_key: { status: 401, type: 'authentication_error' },
   invalid_api_key: { status: 401, type: 'authentication_error' },

@@ -10,3 +10,11 @@ export const queryArray = <T extends z.ZodType>(item: T) =>
 
 /** Path ids: short, printable, no slashes (the router guarantees the latter). */
 export const pathId = z.string().min(1).max(128);
+
+/** `limit`, `after`, `before`, `order` of every list endpoint (spec: Campaigns; COMPAT.md: Lists). */
+export const listQueryShape = {
+  limit: queryInt(1, 500).default(20),
+  after: z.string().min(1).max(128).optional(),
+  before: z.string().min(1).max(128).optional(),
+  order: z.enum(['asc', 'desc']).default('desc'),
+};

@@ -1,6 +1,9 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import type { AuthContext } from '../domain/api-keys.js';
+import type { Clock } from '../clock.js';
+import { IdempotencyKey, withIdempotency } from '../domain/idempotency.js';
+import type { Store } from '../store/store.js';
 import { parseOrThrow } from '../errors/zod-issues.js';
 import { requireAuth } from './plugins/auth.js';
 
@@ -26,6 +29,8 @@ export interface RouteSpec<P extends z.ZodType, Q extends z.ZodType, B extends z
   body?: B;
   status?: number;
   bodyLimit?: number;
+  /** Creates: honour `Idempotency-Key` (needs `deps`). */
+  idempotent?: { store: Store; clock: Clock };
   handler(input: RouteInput<z.output<P>, z.output<Q>, z.output<B>>): Promise<R>;
 }
 
@@ -49,13 +54,21 @@ export function route<P extends z.ZodType = z.ZodObject, Q extends z.ZodType = t
       const params = parseOrThrow(paramsSchema, request.params);
       const query = parseOrThrow(querySchema, request.query);
       const body = parseOrThrow(bodySchema, request.body);
-      const result = await spec.handler({ params, query, body, auth, request, reply } as RouteInput<
-        z.output<P>,
-        z.output<Q>,
-        z.output<B>
-      >);
-      reply.status(spec.status ?? 200);
-      return result;
+      const run = async () => ({
+        status: spec.status ?? 200,
+        body: await spec.handler({ params, query, body, auth, request, reply } as RouteInput<z.output<P>, z.output<Q>, z.output<B>>),
+      });
+      const header = request.headers['idempotency-key'];
+      if (spec.idempotent === undefined || header === undefined) {
+        const out = await run();
+        reply.status(out.status);
+        return out.body;
+      }
+      const key = parseOrThrow(IdempotencyKey, Array.isArray(header) ? header[0] : header, ['Idempotency-Key']);
+      const out = await withIdempotency(spec.idempotent, { accountId: auth.accountId, key, route: `${spec.method} ${spec.url}`, body: request.body }, run);
+      if (out.replayed) reply.header('idempotent-replayed', 'true');
+      reply.status(out.status);
+      return out.body;
     },
   });
 }

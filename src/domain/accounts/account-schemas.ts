@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { isCurrencyCode } from '../currencies.js';
 import { canonicalTimezone } from '../timezones.js';
+import { httpUrl, label } from '../text.js';
 
 export const ACCOUNT_FEATURES = [
   'brand',
@@ -14,29 +15,13 @@ export type AccountFeature = (typeof ACCOUNT_FEATURES)[number];
 export const REVIEW_STATUSES = ['in_review', 'rejected', 'approved'] as const;
 export type ReviewStatus = (typeof REVIEW_STATUSES)[number];
 
-const httpUrl = z
-  .string()
-  .max(2048)
-  .refine((s) => {
-    try {
-      const u = new URL(s);
-      return (u.protocol === 'https:' || u.protocol === 'http:') && u.hostname !== '';
-    } catch {
-      return false;
-    }
-  }, 'must be an absolute http(s) URL');
-
-const displayName = z
-  .string()
-  .min(1)
-  .max(256)
-  .refine((s) => s.trim() !== '', 'must contain a non-space character');
+const displayName = label(1, 256);
 
 /** Input of `adsvc accounts create` (and the admin command behind it). */
 export const CreateAccountInput = z
   .object({
     name: displayName,
-    url: httpUrl,
+    url: httpUrl(),
     timezone: z
       .string()
       .transform((s, ctx) => {
