@@ -10,6 +10,8 @@ import { installJsonBody } from './http/plugins/json-body.js';
 import { parseQueryString } from './http/query-string.js';
 import { adAccountRoutes } from './http/routes/ad-account-routes.js';
 import { eventSettingRoutes } from './http/routes/event-setting-routes.js';
+import { fileRoutes } from './http/routes/file-routes.js';
+import { geoLookupRoutes } from './http/routes/geo-lookup-routes.js';
 import type { Logger } from './logger.js';
 import type { Store } from './store/store.js';
 
@@ -67,6 +69,8 @@ export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise
       installAuth(v1, deps.store);
       adAccountRoutes(v1, deps);
       eventSettingRoutes(v1, deps);
+      geoLookupRoutes(v1, deps);
+      await fileRoutes(v1, deps);
       options.extraRoutes?.(v1);
     },
     { prefix: '/v1' },

@@ -37,6 +37,16 @@ const EnvSchema = z.object({
     .regex(/^[A-Za-z0-9_.:-]{1,64}$/, 'letters, digits, _ . : - only, at most 64')
     .optional(),
   ADSVC_SHUTDOWN_TIMEOUT_MS: intFromEnv(100, 600_000).default(10_000),
+  ADSVC_PUBLIC_URL: z
+    .string()
+    .trim()
+    .regex(/^https?:\/\/[^/\s]+(\/[^\s]*)?$/, 'must be an absolute http(s) URL')
+    .transform((s) => s.replace(/\/+$/, ''))
+    .optional(),
+  ADSVC_FETCH_ALLOW_PRIVATE: z.enum(['0', '1', 'true', 'false']).default('0'),
+  ADSVC_FETCH_TIMEOUT_MS: intFromEnv(100, 120_000).default(10_000),
+  ADSVC_UPLOAD_MAX_BYTES: intFromEnv(1024, 1024 * 1024 * 1024).default(20 * 1024 * 1024),
+  ADSVC_AUDIENCE_MIN_SIZE: intFromEnv(0, 1_000_000_000).default(25_000),
 });
 
 export interface Config {
@@ -51,6 +61,19 @@ export interface Config {
   /** BullMQ key prefix; defaults to one derived from the data dir so two data dirs never share jobs. */
   readonly queuePrefix: string;
   readonly shutdownTimeoutMs: number;
+  /** Base URL clients reach the service at; file URLs (preview_url, image_url) start with it. */
+  readonly publicUrl: string;
+  /**
+   * Let `image_url` fetches reach private, loopback and link-local addresses.
+   * Off by default (server-side request forgery); tests turn it on to fetch
+   * from a local server.
+   */
+  readonly fetchAllowPrivate: boolean;
+  readonly fetchTimeoutMs: number;
+  /** Largest accepted upload or fetched file. */
+  readonly uploadMaxBytes: number;
+  /** Matched users a custom audience needs to be eligible for inclusion. */
+  readonly audienceMinSize: number;
 }
 
 export class ConfigError extends Error {
@@ -77,6 +100,11 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>, cw
     reviewDelayMs: e.ADSVC_REVIEW_DELAY_MS,
     queuePrefix: e.ADSVC_QUEUE_PREFIX ?? defaultQueuePrefix(dataDir),
     shutdownTimeoutMs: e.ADSVC_SHUTDOWN_TIMEOUT_MS,
+    publicUrl: e.ADSVC_PUBLIC_URL ?? `http://localhost:${e.PORT}`,
+    fetchAllowPrivate: e.ADSVC_FETCH_ALLOW_PRIVATE === '1' || e.ADSVC_FETCH_ALLOW_PRIVATE === 'true',
+    fetchTimeoutMs: e.ADSVC_FETCH_TIMEOUT_MS,
+    uploadMaxBytes: e.ADSVC_UPLOAD_MAX_BYTES,
+    audienceMinSize: e.ADSVC_AUDIENCE_MIN_SIZE,
   });
 }
 
