@@ -12,6 +12,7 @@ import { adAccountRoutes } from './http/routes/ad-account-routes.js';
 import { eventSettingRoutes } from './http/routes/event-setting-routes.js';
 import { fileRoutes } from './http/routes/file-routes.js';
 import { geoLookupRoutes } from './http/routes/geo-lookup-routes.js';
+import { productFeedRoutes } from './http/routes/product-feed-routes.js';
 import type { Logger } from './logger.js';
 import type { Store } from './store/store.js';
 
@@ -70,6 +71,7 @@ export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise
       adAccountRoutes(v1, deps);
       eventSettingRoutes(v1, deps);
       geoLookupRoutes(v1, deps);
+      productFeedRoutes(v1, deps);
       await fileRoutes(v1, deps);
       options.extraRoutes?.(v1);
     },

@@ -1,6 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { DuckDBInstance, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
+import { DuckDBInstance, listValue, type DuckDBConnection, type DuckDBValue } from '@duckdb/node-api';
 import { Mutex } from './mutex.js';
 
 export type SqlParams = DuckDBValue[] | Record<string, DuckDBValue>;
@@ -14,6 +14,9 @@ export interface Queryable {
   /** A write that returns rows (INSERT/UPDATE ... RETURNING); on the store it takes the write lock. */
   write(sql: string, params?: SqlParams): Promise<Row[]>;
 }
+
+/** A list parameter (for `list_contains($ids, id)` and the like). */
+export const sqlList = (values: readonly (string | number)[]): DuckDBValue => listValue([...values]);
 
 export class StoreLockedError extends Error {
   override readonly name = 'StoreLockedError';
