@@ -1,6 +1,9 @@
 import { Queue, Worker, type Processor } from 'bullmq';
 import type { Clock } from '../src/clock.js';
 import type { BrandReviewScheduler } from '../src/domain/accounts/accounts.js';
+import type { AudienceProcessingScheduler } from '../src/domain/audiences/audiences.js';
+import { audienceProcessingProcessor, audienceProcessingScheduler, reconcileAudiences } from './audience-processing.js';
+import { MAINTENANCE_TASKS } from './payloads.js';
 import type { LogSink } from '../src/logger.js';
 import type { Store } from '../src/store/store.js';
 import { brandReviewProcessor } from './brand-review.processor.js';
@@ -15,6 +18,8 @@ export interface JobSystemOptions {
   clock: Clock;
   log: LogSink;
   reviewDelayMs: number;
+  dataDir: string;
+  audienceMinSize: number;
   /** Start workers (serve does; a producer-only process would not). */
   workers?: boolean;
   /** How often the reconcilers run (default one minute). */
@@ -23,6 +28,7 @@ export interface JobSystemOptions {
 
 export interface JobSystem {
   reviews: BrandReviewScheduler;
+  audienceJobs: AudienceProcessingScheduler;
   queue(name: QueueName): Queue;
   /** Stops taking jobs and waits for running ones until the deadline, then forces. */
   close(deadlineMs: number): Promise<{ drained: boolean }>;
@@ -45,11 +51,13 @@ export async function startJobSystem(opts: JobSystemOptions): Promise<JobSystem>
   await Promise.all([...queues.values()].map((q) => q.waitUntilReady()));
 
   const reviews = brandReviewScheduler(queue(QUEUE.brandReview), opts.reviewDelayMs);
+  const audienceJobs = audienceProcessingScheduler(queue(QUEUE.audienceProcessing));
   const workers: Worker[] = [];
   if (opts.workers !== false) {
     const processors: [QueueName, Processor, number][] = [
       [QUEUE.brandReview, brandReviewProcessor(opts), 4],
-      [QUEUE.maintenance, maintenanceProcessor({ ...opts, reviews }), 1],
+      [QUEUE.audienceProcessing, audienceProcessingProcessor(opts), 1],
+      [QUEUE.maintenance, maintenanceProcessor({ ...opts, reviews, audiences: audienceJobs }), 1],
     ];
     for (const [name, processor, concurrency] of processors) {
       const w = new Worker(name, processor, { connection, prefix: opts.prefix, concurrency });
@@ -61,15 +69,15 @@ export async function startJobSystem(opts: JobSystemOptions): Promise<JobSystem>
     // Once now, for what Redis lost while we were down; then periodically, for
     // jobs lost or exhausted while running.
     await reconcileBrandReviews(opts, reviews, opts.reviewDelayMs);
-    await queue(QUEUE.maintenance).upsertJobScheduler(
-      'reconcile-brand-reviews',
-      { every: opts.reconcileEveryMs ?? 60_000 },
-      { name: 'reconcile-brand-reviews', data: {} },
-    );
+    await reconcileAudiences(opts.store, audienceJobs);
+    for (const task of MAINTENANCE_TASKS) {
+      await queue(QUEUE.maintenance).upsertJobScheduler(task, { every: opts.reconcileEveryMs ?? 60_000 }, { name: task, data: {} });
+    }
   }
 
   return {
     reviews,
+    audienceJobs,
     queue,
     async close(deadlineMs) {
       let timer: NodeJS.Timeout | undefined;

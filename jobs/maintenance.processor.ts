@@ -3,6 +3,8 @@ import type { Clock } from '../src/clock.js';
 import type { LogSink } from '../src/logger.js';
 import type { Store } from '../src/store/store.js';
 import { reconcileBrandReviews, type brandReviewScheduler } from './brand-review.scheduler.js';
+import type { AudienceProcessingScheduler } from '../src/domain/audiences/audiences.js';
+import { reconcileAudiences } from './audience-processing.js';
 import { MAINTENANCE_TASKS, MaintenancePayload, type MaintenanceTask } from './payloads.js';
 
 const isTask = (name: string): name is MaintenanceTask => (MAINTENANCE_TASKS as readonly string[]).includes(name);
@@ -14,6 +16,7 @@ export function maintenanceProcessor(deps: {
   log: LogSink;
   reviews: ReturnType<typeof brandReviewScheduler>;
   reviewDelayMs: number;
+  audiences: AudienceProcessingScheduler;
 }) {
   return async (job: Job): Promise<{ requeued: number }> => {
     if (!isTask(job.name) || !MaintenancePayload.safeParse(job.data).success) {
@@ -22,6 +25,8 @@ export function maintenanceProcessor(deps: {
     switch (job.name) {
       case 'reconcile-brand-reviews':
         return { requeued: await reconcileBrandReviews(deps, deps.reviews, deps.reviewDelayMs) };
+      case 'reconcile-audiences':
+        return { requeued: await reconcileAudiences(deps.store, deps.audiences) };
     }
   };
 }

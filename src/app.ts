@@ -3,12 +3,15 @@ import type { Clock } from './clock.js';
 import { ApiError } from './errors/api-error.js';
 import type { Config } from './config.js';
 import type { BrandReviewScheduler } from './domain/accounts/accounts.js';
+import type { AudienceProcessingScheduler } from './domain/audiences/audiences.js';
 import { ID_PREFIX, newId } from './ids.js';
 import { installAuth } from './http/plugins/auth.js';
 import { installErrorHandling, sendError } from './http/plugins/error-handler.js';
 import { installJsonBody } from './http/plugins/json-body.js';
 import { parseQueryString } from './http/query-string.js';
 import { adAccountRoutes } from './http/routes/ad-account-routes.js';
+import { audienceRoutes } from './http/routes/audience-routes.js';
+import { campaignRoutes } from './http/routes/campaign-routes.js';
 import { eventSettingRoutes } from './http/routes/event-setting-routes.js';
 import { fileRoutes } from './http/routes/file-routes.js';
 import { geoLookupRoutes } from './http/routes/geo-lookup-routes.js';
@@ -22,6 +25,7 @@ export interface AppDeps {
   store: Store;
   clock: Clock;
   reviews: BrandReviewScheduler;
+  audienceJobs: AudienceProcessingScheduler;
 }
 
 export interface AppOptions {
@@ -72,6 +76,8 @@ export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise
       eventSettingRoutes(v1, deps);
       geoLookupRoutes(v1, deps);
       productFeedRoutes(v1, deps);
+      audienceRoutes(v1, deps);
+      campaignRoutes(v1, deps);
       await fileRoutes(v1, deps);
       options.extraRoutes?.(v1);
     },

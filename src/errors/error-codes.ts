@@ -35,6 +35,9 @@ export const ERROR_CODES = {
   string_below_min_length: invalid(400),
   array_above_max_length: invalid(400),
   array_below_min_length: invalid(400),
+  immutable_parameter: invalid(400),
+  resource_archived: invalid(400),
+  audience_not_eligible: invalid(400),
   // 404 / 405 / 413 / 415: routing and transport.
   resource_missing: invalid(404),
   route_not_found: invalid(404),
@@ -48,6 +51,9 @@ export const ERROR_CODES = {
   invalid_api_key: { status: 401, type: 'authentication_error' },
   brand_updates_not_enabled: { status: 403, type: 'permission_error' },
   billing_permission_required: { status: 403, type: 'permission_error' },
+  conversion_bidding_not_enabled: { status: 403, type: 'permission_error' },
+  // 409: the state changed under the request.
+  custom_audience_mutation_conflict: { status: 409, type: 'conflict_error' },
   // 429 / 5xx: platform conditions.
   rate_limit_exceeded: { status: 429, type: 'rate_limit_error' },
   slow_down: { status: 429, type: 'rate_limit_error' },

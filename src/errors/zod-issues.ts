@@ -42,11 +42,12 @@ function issueToError(issue: z.core.$ZodIssue, prefix: readonly PropertyKey[]): 
   const path = [...prefix, ...issue.path];
   const param = formatParam(path);
   const where = param ?? 'the request';
+  // Whatever the check (type, enum, literal, union), nothing at all was sent.
+  if (issue.input === undefined && issue.code !== 'custom' && issue.code !== 'unrecognized_keys') {
+    return new ApiError('missing_required_parameter', `Missing required parameter: ${where}.`, { param });
+  }
   switch (issue.code) {
     case 'invalid_type':
-      if (issue.input === undefined) {
-        return new ApiError('missing_required_parameter', `Missing required parameter: ${where}.`, { param });
-      }
       return new ApiError('invalid_type', `Invalid type for ${where}: expected ${issue.expected}, got ${describe(issue.input)}.`, {
         param,
       });

@@ -64,11 +64,13 @@ export async function startService(opts: ServiceOptions): Promise<Service> {
       clock,
       log,
       reviewDelayMs: config.reviewDelayMs,
+      dataDir: config.dataDir,
+      audienceMinSize: config.audienceMinSize,
     });
     cleanups.push(() => jobs.close(config.shutdownTimeoutMs));
 
     // Fastify gets the process logger so request logs and job logs share one stream.
-    const app = await buildApp({ config, store, clock, reviews: jobs.reviews }, { logger: log });
+    const app = await buildApp({ config, store, clock, reviews: jobs.reviews, audienceJobs: jobs.audienceJobs }, { logger: log });
     await app.listen({ port: config.port, host: config.host });
     cleanups.push(() => app.close());
     const port = (app.server.address() as AddressInfo).port;

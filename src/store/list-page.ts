@@ -1,5 +1,6 @@
 import { ApiError } from '../errors/api-error.js';
-import type { Queryable, Row } from './store.js';
+import type { DuckDBValue } from '@duckdb/node-api';
+import { sqlList, type Queryable, type Row } from './store.js';
 
 /**
  * Keyset pagination over a table's `seq` column (COMPAT.md, Lists). Cursors
@@ -10,6 +11,10 @@ import type { Queryable, Row } from './store.js';
 const LISTABLE = {
   conversion_event_settings: ['archived'],
   product_feeds: [],
+  custom_audiences: ['status'],
+  campaigns: [],
+  ad_groups: ['campaign_id'],
+  ads: ['ad_group_id'],
 } as const satisfies Record<string, readonly string[]>;
 
 export type ListableTable = keyof typeof LISTABLE;
@@ -40,18 +45,25 @@ export async function listPage<T extends ListableTable>(
   accountId: string,
   params: ListParams,
   filters: Partial<Record<FilterColumn<T>, string | number | boolean>> = {},
+  anyOf: Partial<Record<FilterColumn<T>, readonly string[]>> = {},
 ): Promise<{ rows: Row[]; hasMore: boolean }> {
   if (params.after !== undefined && params.before !== undefined) {
     throw new ApiError('invalid_value', 'Send only one of after and before.', { param: 'before' });
   }
   const cursorParam = params.after !== undefined ? 'after' : params.before !== undefined ? 'before' : undefined;
-  const values: Record<string, string | number | boolean> = { account: accountId, limit: params.limit + 1 };
+  const values: Record<string, DuckDBValue> = { account: accountId, limit: params.limit + 1 };
   const where = ['ad_account_id = $account'];
   for (const [column, value] of Object.entries(filters) as [string, string | number | boolean | undefined][]) {
     if (value === undefined) continue;
     if (!(LISTABLE[table] as readonly string[]).includes(column)) throw new Error(`${column} is not a filter of ${table}`);
     where.push(`${column} = $f_${column}`);
     values[`f_${column}`] = value;
+  }
+  for (const [column, list] of Object.entries(anyOf) as [string, readonly string[] | undefined][]) {
+    if (list === undefined) continue;
+    if (!(LISTABLE[table] as readonly string[]).includes(column)) throw new Error(`${column} is not a filter of ${table}`);
+    where.push(`list_contains($in_${column}, ${column})`);
+    values[`in_${column}`] = sqlList(list);
   }
   // Forward pages run in list order; `before` pages run the other way and are reversed.
   const forward = cursorParam !== 'before';

@@ -21,7 +21,7 @@ async function setup(reviewDelayMs: number): Promise<{ t: TestApp; jobs: JobSyst
     clock,
     reviews: { schedule: (accountId, seq) => (jobs as JobSystem).reviews.schedule(accountId, seq) },
   });
-  jobs = await startJobSystem({ redisUrl: redisUrl(), prefix, store: t.store, clock, log: quietLog, reviewDelayMs });
+  jobs = await startJobSystem({ redisUrl: redisUrl(), prefix, store: t.store, clock, log: quietLog, dataDir: t.dataDir, audienceMinSize: 25_000, reviewDelayMs });
   cleanups.push(
     () => t.close(),
     async () => {
@@ -92,7 +92,7 @@ describe('brand review job', () => {
     const lost = new Queue(QUEUE.brandReview, { connection: { url: redisUrl() }, prefix });
     expect(await lost.count()).toBe(0);
     await lost.close();
-    const jobs = await startJobSystem({ redisUrl: redisUrl(), prefix, store: t.store, clock, log: quietLog, reviewDelayMs: 100 });
+    const jobs = await startJobSystem({ redisUrl: redisUrl(), prefix, store: t.store, clock, log: quietLog, dataDir: t.dataDir, audienceMinSize: 25_000, reviewDelayMs: 100 });
     cleanups.push(async () => {
       await jobs.close(5000);
     });
@@ -104,7 +104,7 @@ describe('brand review job', () => {
     const clock = new ManualClock(Date.UTC(2026, 10, 22, 12));
     let jobs: JobSystem | undefined;
     const t = await startTestApp({ clock, reviews: { schedule: (a, s) => (jobs as JobSystem).reviews.schedule(a, s) } });
-    jobs = await startJobSystem({ redisUrl: redisUrl(), prefix, store: t.store, clock, log: quietLog, reviewDelayMs: 60_000, reconcileEveryMs: 200 });
+    jobs = await startJobSystem({ redisUrl: redisUrl(), prefix, store: t.store, clock, log: quietLog, dataDir: t.dataDir, audienceMinSize: 25_000, reviewDelayMs: 60_000, reconcileEveryMs: 200 });
     cleanups.push(() => t.close(), async () => void (await jobs?.close(5000)), () => deleteRedisPrefix(redisUrl(), prefix));
     const { key } = await makeAccount(t);
     await t.app.inject({ method: 'POST', url: '/v1/ad_account/brand', headers: bearer(key), payload: { name: 'Vanishing' } });

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp, type AppOptions } from '../../src/app.js';
 import { ManualClock } from '../../src/clock.js';
 import type { BrandReviewScheduler } from '../../src/domain/accounts/accounts.js';
+import type { AudienceProcessingScheduler } from '../../src/domain/audiences/audiences.js';
 import type { Store } from '../../src/store/store.js';
 import { openMigratedStore, tempDir, testConfig } from './context.js';
 
@@ -12,11 +13,15 @@ export interface TestApp {
   dataDir: string;
   /** Reviews the app asked to schedule (when no real job system is given). */
   scheduled: { accountId: string; reviewSeq: number }[];
+  /** Audiences the app asked to process (when no real job system is given). */
+  audiencesQueued: string[];
   close(): Promise<void>;
 }
 
 /** The real app over a temp DuckDB; reviews are recorded unless a scheduler is passed. */
-export async function startTestApp(opts: AppOptions & { reviews?: BrandReviewScheduler; clock?: ManualClock } = {}): Promise<TestApp> {
+export async function startTestApp(
+  opts: AppOptions & { reviews?: BrandReviewScheduler; audienceJobs?: AudienceProcessingScheduler; clock?: ManualClock; env?: Record<string, string> } = {},
+): Promise<TestApp> {
   const dir = tempDir();
   const clock = opts.clock ?? new ManualClock(Date.UTC(2026, 10, 22, 12));
   const store = await openMigratedStore(dir.path, clock);
@@ -26,7 +31,13 @@ export async function startTestApp(opts: AppOptions & { reviews?: BrandReviewSch
       scheduled.push({ accountId, reviewSeq });
     },
   };
-  const app = await buildApp({ config: testConfig(dir.path), store, clock, reviews }, opts);
+  const audiencesQueued: string[] = [];
+  const audienceJobs: AudienceProcessingScheduler = opts.audienceJobs ?? {
+    schedule: async (id) => {
+      audiencesQueued.push(id);
+    },
+  };
+  const app = await buildApp({ config: testConfig(dir.path, opts.env), store, clock, reviews, audienceJobs }, opts);
   await app.ready();
   return {
     app,
@@ -34,6 +45,7 @@ export async function startTestApp(opts: AppOptions & { reviews?: BrandReviewSch
     clock,
     dataDir: dir.path,
     scheduled,
+    audiencesQueued,
     async close() {
       await app.close();
       await store.close();

@@ -101,3 +101,20 @@ describe('the error code table', () => {
     expect(api.cause).toBe(cause);
   });
 });
+
+describe('missing values of any kind', () => {
+  it.each([
+    [z.object({ status: z.enum(['a', 'b']) }), 'status'],
+    [z.object({ mode: z.literal('x') }), 'mode'],
+    [z.object({ days: z.union([z.literal(7), z.literal(14)]) }), 'days'],
+  ])('are missing_required_parameter (%#)', (s, param) => {
+    try {
+      parseOrThrow(s, {});
+      throw new Error('no error');
+    } catch (err) {
+      expect(err).toBeInstanceOf(ApiError);
+      expect((err as ApiError).code).toBe('missing_required_parameter');
+      expect((err as ApiError).param).toBe(param);
+    }
+  });
+});

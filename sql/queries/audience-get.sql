@@ -1,0 +1,3 @@
+-- purpose: read one custom audience of an account
+-- params: $id $account
+SELECT * FROM custom_audiences WHERE id = $id AND ad_account_id = $account
