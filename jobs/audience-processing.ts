@@ -4,16 +4,14 @@ import { pendingAudienceIds, processAudience, type AudienceProcessingScheduler }
 import type { LogSink } from '../src/logger.js';
 import type { Store } from '../src/store/store.js';
 import { AudienceProcessingPayload } from './payloads.js';
+import { enqueueOnce } from './enqueue-once.js';
 import { jobId } from './queue-names.js';
 
 /** One job per audience (deterministic id): queueing twice adds one job. */
 export function audienceProcessingScheduler(queue: Queue): AudienceProcessingScheduler {
   return {
     async schedule(audienceId) {
-      const id = jobId('audience', audienceId);
-      const existing = await queue.getJob(id);
-      if (existing && (await existing.isFailed())) await existing.retry('failed');
-      else await queue.add('process', AudienceProcessingPayload.parse({ audienceId }), { jobId: id });
+      await enqueueOnce(queue, 'process', jobId('audience', audienceId), AudienceProcessingPayload.parse({ audienceId }));
     },
   };
 }

@@ -1,15 +1,16 @@
 import { Queue, Worker, type Processor } from 'bullmq';
 import type { Clock } from '../src/clock.js';
-import type { BrandReviewScheduler } from '../src/domain/accounts/accounts.js';
+import { settleBrandReview, type BrandReviewScheduler } from '../src/domain/accounts/accounts.js';
+import { pendingAdReviews, settleAdReview, type AdReviewScheduler } from '../src/domain/ads/ads.js';
 import type { AudienceProcessingScheduler } from '../src/domain/audiences/audiences.js';
-import { audienceProcessingProcessor, audienceProcessingScheduler, reconcileAudiences } from './audience-processing.js';
-import { MAINTENANCE_TASKS } from './payloads.js';
 import type { LogSink } from '../src/logger.js';
+import { accountRepository } from '../src/store/repositories/account-repository.js';
 import type { Store } from '../src/store/store.js';
-import { brandReviewProcessor } from './brand-review.processor.js';
-import { brandReviewScheduler, reconcileBrandReviews } from './brand-review.scheduler.js';
+import { audienceProcessingProcessor, audienceProcessingScheduler, reconcileAudiences } from './audience-processing.js';
 import { maintenanceProcessor } from './maintenance.processor.js';
+import { MAINTENANCE_TASKS } from './payloads.js';
 import { DEFAULT_JOB_OPTIONS, QUEUE, type QueueName } from './queue-names.js';
+import { reviewJobs } from './review-jobs.js';
 
 export interface JobSystemOptions {
   redisUrl: string;
@@ -17,6 +18,7 @@ export interface JobSystemOptions {
   store: Store;
   clock: Clock;
   log: LogSink;
+  /** Delay of brand and ad reviews. */
   reviewDelayMs: number;
   dataDir: string;
   audienceMinSize: number;
@@ -28,6 +30,7 @@ export interface JobSystemOptions {
 
 export interface JobSystem {
   reviews: BrandReviewScheduler;
+  adReviews: AdReviewScheduler;
   audienceJobs: AudienceProcessingScheduler;
   queue(name: QueueName): Queue;
   /** Stops taking jobs and waits for running ones until the deadline, then forces. */
@@ -50,14 +53,30 @@ export async function startJobSystem(opts: JobSystemOptions): Promise<JobSystem>
   };
   await Promise.all([...queues.values()].map((q) => q.waitUntilReady()));
 
-  const reviews = brandReviewScheduler(queue(QUEUE.brandReview), opts.reviewDelayMs);
+  const common = { delayMs: opts.reviewDelayMs, clock: opts.clock, log: opts.log };
+  const brandReviews = reviewJobs({
+    ...common,
+    kind: 'brand',
+    queue: queue(QUEUE.brandReview),
+    pending: () => accountRepository.pendingReviews(opts.store),
+    settle: (id, seq) => settleBrandReview(opts, id, seq),
+  });
+  const adReviews = reviewJobs({
+    ...common,
+    kind: 'ad',
+    queue: queue(QUEUE.adReview),
+    pending: () => pendingAdReviews(opts.store),
+    settle: (id, seq) => settleAdReview(opts, id, seq),
+  });
   const audienceJobs = audienceProcessingScheduler(queue(QUEUE.audienceProcessing));
+
   const workers: Worker[] = [];
   if (opts.workers !== false) {
     const processors: [QueueName, Processor, number][] = [
-      [QUEUE.brandReview, brandReviewProcessor(opts), 4],
+      [QUEUE.brandReview, brandReviews.processor(), 4],
+      [QUEUE.adReview, adReviews.processor(), 4],
       [QUEUE.audienceProcessing, audienceProcessingProcessor(opts), 1],
-      [QUEUE.maintenance, maintenanceProcessor({ ...opts, reviews, audiences: audienceJobs }), 1],
+      [QUEUE.maintenance, maintenanceProcessor({ store: opts.store, brandReviews, adReviews, audiences: audienceJobs }), 1],
     ];
     for (const [name, processor, concurrency] of processors) {
       const w = new Worker(name, processor, { connection, prefix: opts.prefix, concurrency });
@@ -68,7 +87,8 @@ export async function startJobSystem(opts: JobSystemOptions): Promise<JobSystem>
     await Promise.all(workers.map((w) => w.waitUntilReady()));
     // Once now, for what Redis lost while we were down; then periodically, for
     // jobs lost or exhausted while running.
-    await reconcileBrandReviews(opts, reviews, opts.reviewDelayMs);
+    await brandReviews.reconcile();
+    await adReviews.reconcile();
     await reconcileAudiences(opts.store, audienceJobs);
     for (const task of MAINTENANCE_TASKS) {
       await queue(QUEUE.maintenance).upsertJobScheduler(task, { every: opts.reconcileEveryMs ?? 60_000 }, { name: task, data: {} });
@@ -76,7 +96,8 @@ export async function startJobSystem(opts: JobSystemOptions): Promise<JobSystem>
   }
 
   return {
-    reviews,
+    reviews: brandReviews,
+    adReviews,
     audienceJobs,
     queue,
     async close(deadlineMs) {

@@ -7,6 +7,7 @@ import type { DefaultJobOptions } from 'bullmq';
  */
 export const QUEUE = {
   brandReview: 'brand-review',
+  adReview: 'ad-review',
   audienceProcessing: 'audience-processing',
   /** Periodic upkeep (reconcilers), driven by job schedulers. */
   maintenance: 'maintenance',

@@ -3,6 +3,7 @@ import type { Clock } from './clock.js';
 import { ApiError } from './errors/api-error.js';
 import type { Config } from './config.js';
 import type { BrandReviewScheduler } from './domain/accounts/accounts.js';
+import type { AdReviewScheduler } from './domain/ads/ads.js';
 import type { AudienceProcessingScheduler } from './domain/audiences/audiences.js';
 import { ID_PREFIX, newId } from './ids.js';
 import { installAuth } from './http/plugins/auth.js';
@@ -10,6 +11,8 @@ import { installErrorHandling, sendError } from './http/plugins/error-handler.js
 import { installJsonBody } from './http/plugins/json-body.js';
 import { parseQueryString } from './http/query-string.js';
 import { adAccountRoutes } from './http/routes/ad-account-routes.js';
+import { adGroupRoutes } from './http/routes/ad-group-routes.js';
+import { adRoutes } from './http/routes/ad-routes.js';
 import { audienceRoutes } from './http/routes/audience-routes.js';
 import { campaignRoutes } from './http/routes/campaign-routes.js';
 import { eventSettingRoutes } from './http/routes/event-setting-routes.js';
@@ -26,6 +29,7 @@ export interface AppDeps {
   clock: Clock;
   reviews: BrandReviewScheduler;
   audienceJobs: AudienceProcessingScheduler;
+  adReviews: AdReviewScheduler;
 }
 
 export interface AppOptions {
@@ -78,6 +82,8 @@ export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise
       productFeedRoutes(v1, deps);
       audienceRoutes(v1, deps);
       campaignRoutes(v1, deps);
+      adGroupRoutes(v1, deps);
+      adRoutes(v1, deps);
       await fileRoutes(v1, deps);
       options.extraRoutes?.(v1);
     },

@@ -70,7 +70,7 @@ export async function startService(opts: ServiceOptions): Promise<Service> {
     cleanups.push(() => jobs.close(config.shutdownTimeoutMs));
 
     // Fastify gets the process logger so request logs and job logs share one stream.
-    const app = await buildApp({ config, store, clock, reviews: jobs.reviews, audienceJobs: jobs.audienceJobs }, { logger: log });
+    const app = await buildApp({ config, store, clock, reviews: jobs.reviews, audienceJobs: jobs.audienceJobs, adReviews: jobs.adReviews }, { logger: log });
     await app.listen({ port: config.port, host: config.host });
     cleanups.push(() => app.close());
     const port = (app.server.address() as AddressInfo).port;

@@ -68,8 +68,8 @@ describe('brand review job', () => {
     const queue = jobs.queue(QUEUE.brandReview);
     expect((await queue.getDelayed()).map((j) => j.data)).toEqual(
       expect.arrayContaining([
-        { accountId, reviewSeq: 1 },
-        { accountId, reviewSeq: 2 },
+        { subjectId: accountId, reviewSeq: 1 },
+        { subjectId: accountId, reviewSeq: 2 },
       ]),
     );
     // Still pending well inside the delay.
@@ -120,7 +120,7 @@ describe('brand review job', () => {
   it('a malformed payload fails without retries', async () => {
     const { jobs } = await setup(0);
     const queue = jobs.queue(QUEUE.brandReview);
-    const job = await queue.add('review', { accountId: '', reviewSeq: 'x' }, { attempts: 5 });
+    const job = await queue.add('review', { subjectId: '', reviewSeq: 'x' }, { attempts: 5 });
     const deadline = Date.now() + 10_000;
     while ((await job.getState()) !== 'failed' && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     const failed = await queue.getJob(job.id as string);

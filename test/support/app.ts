@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp, type AppOptions } from '../../src/app.js';
 import { ManualClock } from '../../src/clock.js';
 import type { BrandReviewScheduler } from '../../src/domain/accounts/accounts.js';
+import type { AdReviewScheduler } from '../../src/domain/ads/ads.js';
 import type { AudienceProcessingScheduler } from '../../src/domain/audiences/audiences.js';
 import type { Store } from '../../src/store/store.js';
 import { openMigratedStore, tempDir, testConfig } from './context.js';
@@ -15,12 +16,14 @@ export interface TestApp {
   scheduled: { accountId: string; reviewSeq: number }[];
   /** Audiences the app asked to process (when no real job system is given). */
   audiencesQueued: string[];
+  /** Ad reviews the app asked to schedule (when no real job system is given). */
+  adReviewsQueued: { adId: string; reviewSeq: number }[];
   close(): Promise<void>;
 }
 
 /** The real app over a temp DuckDB; reviews are recorded unless a scheduler is passed. */
 export async function startTestApp(
-  opts: AppOptions & { reviews?: BrandReviewScheduler; audienceJobs?: AudienceProcessingScheduler; clock?: ManualClock; env?: Record<string, string> } = {},
+  opts: AppOptions & { reviews?: BrandReviewScheduler; audienceJobs?: AudienceProcessingScheduler; adReviews?: AdReviewScheduler; clock?: ManualClock; env?: Record<string, string> } = {},
 ): Promise<TestApp> {
   const dir = tempDir();
   const clock = opts.clock ?? new ManualClock(Date.UTC(2026, 10, 22, 12));
@@ -37,7 +40,13 @@ export async function startTestApp(
       audiencesQueued.push(id);
     },
   };
-  const app = await buildApp({ config: testConfig(dir.path, opts.env), store, clock, reviews, audienceJobs }, opts);
+  const adReviewsQueued: TestApp['adReviewsQueued'] = [];
+  const adReviews: AdReviewScheduler = opts.adReviews ?? {
+    schedule: async (adId, reviewSeq) => {
+      adReviewsQueued.push({ adId, reviewSeq });
+    },
+  };
+  const app = await buildApp({ config: testConfig(dir.path, opts.env), store, clock, reviews, audienceJobs, adReviews }, opts);
   await app.ready();
   return {
     app,
@@ -46,6 +55,7 @@ export async function startTestApp(
     dataDir: dir.path,
     scheduled,
     audiencesQueued,
+    adReviewsQueued,
     async close() {
       await app.close();
       await store.close();

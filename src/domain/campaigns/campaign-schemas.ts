@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { LIFECYCLE_STATUSES, type LifecycleStatus } from '../lifecycle.js';
 import { label } from '../text.js';
 
 /** Field shapes of campaigns (spec: Campaign, Create fields, Update rules). */
@@ -8,8 +9,8 @@ export const BIDDING_TYPES = ['impressions', 'clicks', 'conversions'] as const;
 export type BiddingType = (typeof BIDDING_TYPES)[number];
 /** Platforms a campaign can target; `web` is a historical reporting value only. */
 export const TARGETABLE_PLATFORMS = ['android_app', 'android_web', 'desktop_web', 'ios_app', 'ios_web'] as const;
-export const CAMPAIGN_STATUSES = ['active', 'paused', 'archived'] as const;
-export type CampaignStatus = (typeof CAMPAIGN_STATUSES)[number];
+export const CAMPAIGN_STATUSES = LIFECYCLE_STATUSES;
+export type CampaignStatus = LifecycleStatus;
 
 const unixTime = z.number().int().min(CAMPAIGN_TIME_MIN).max(CAMPAIGN_TIME_MAX);
 const id = z.string().min(1).max(128);

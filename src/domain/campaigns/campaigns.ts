@@ -10,6 +10,7 @@ import { requireAccount } from '../accounts/accounts.js';
 import { assertAudiencesUnchanged, checkAudienceTargeting } from '../audiences/audience-eligibility.js';
 import { getEventSettingRecord } from '../event-settings/event-settings.js';
 import { productFeedExists } from '../product-feeds/product-feeds.js';
+import { guardArchived } from '../lifecycle.js';
 import { isStandardEvent } from '../standard-events.js';
 import {
   BIDDING_TYPES,
@@ -188,11 +189,7 @@ const sameIds = (a: readonly string[], b: readonly string[]) => a.length === b.l
 export async function updateCampaign(deps: CampaignDeps, accountId: string, id: string, raw: unknown): Promise<Campaign> {
   const current = await getCampaignRecord(deps, accountId, id);
   const input = parseOrThrow(UpdateCampaignInput, raw ?? {});
-  if (current.status === 'archived') {
-    const onlyArchive = Object.keys(input).every((k) => k === 'status') && (input.status === undefined || input.status === 'archived');
-    if (onlyArchive) return toWireCampaign(current);
-    throw new ApiError('resource_archived', `Campaign '${id}' is archived; archived campaigns cannot change.`);
-  }
+  if (guardArchived('Campaign', id, current.status, input)) return toWireCampaign(current);
   if (input.bidding_type !== undefined && input.bidding_type !== current.bidding_type) {
     throw new ApiError('immutable_parameter', 'bidding_type cannot change after creation.', { param: 'bidding_type' });
   }
@@ -236,8 +233,5 @@ export async function updateCampaign(deps: CampaignDeps, accountId: string, id: 
 
 /** activate / pause / archive (spec, Campaign status): archived is final. */
 export async function setCampaignStatus(deps: CampaignDeps, accountId: string, id: string, status: CampaignStatus): Promise<Campaign> {
-  const current = await getCampaignRecord(deps, accountId, id);
-  if (current.status === status) return toWireCampaign(current);
-  if (current.status === 'archived') throw new ApiError('resource_archived', `Campaign '${id}' is archived; archived campaigns cannot be ${status === 'active' ? 'activated' : 'paused'}.`);
   return updateCampaign(deps, accountId, id, { status });
 }

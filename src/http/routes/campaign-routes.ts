@@ -2,11 +2,11 @@ import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { AppDeps } from '../../app.js';
 import { createCampaign, getCampaign, listCampaigns, setCampaignStatus, updateCampaign, type CampaignDeps } from '../../domain/campaigns/campaigns.js';
+import { TRANSITIONS } from '../../domain/lifecycle.js';
 import { listQueryShape, pathId } from '../params.js';
 import { route } from '../route.js';
 
 const IdParams = z.object({ id: pathId });
-const TRANSITIONS = { activate: 'active', pause: 'paused', archive: 'archived' } as const;
 
 export function campaignRoutes(app: FastifyInstance, deps: AppDeps): void {
   const d: CampaignDeps = { store: deps.store, clock: deps.clock, audienceMinSize: deps.config.audienceMinSize };
