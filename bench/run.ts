@@ -43,7 +43,7 @@ async function httpSuite(args: Args): Promise<Record<string, string>> {
   const config = loadConfig(env);
   const service = await startService({ config, clock: systemClock, log: createLogger('warn', 2), pathVar: process.env['PATH'] });
   try {
-    const made = await runCommand({ store: service.store, clock: systemClock }, 'accounts.create', {
+    const made = await runCommand({ store: service.store, clock: systemClock, config }, 'accounts.create', {
       name: 'Bench',
       url: 'https://bench.example',
       timezone: 'UTC',

@@ -54,7 +54,7 @@ async function execute<N extends CommandName>(config: Config, name: N, input: un
   }
   try {
     await migrate(store, systemClock);
-    return await runCommand({ store, clock: systemClock }, name, input);
+    return await runCommand({ store, clock: systemClock, config }, name, input);
   } finally {
     await store.close();
   }
@@ -91,7 +91,7 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
       const log = createLogger(cfg.logLevel, 1);
       const service = await startService({ config: cfg, clock: systemClock, log, pathVar: io.env['PATH'] });
       if (opts.demo) {
-        const demo = await ensureDemoAccount({ store: service.store, clock: systemClock }, cfg.dataDir);
+        const demo = await ensureDemoAccount({ store: service.store, clock: systemClock, config: cfg }, cfg.dataDir);
         write(
           io.stderr,
           [

@@ -1,4 +1,5 @@
 import type { Clock } from '../clock.js';
+import type { Config } from '../config.js';
 import { createAccount, toWireAccount, type AdAccount } from '../domain/accounts/accounts.js';
 import { ACCOUNT_FEATURES, type AccountFeature } from '../domain/accounts/account-schemas.js';
 import { createApiKey, type CreatedKey } from '../domain/api-keys.js';
@@ -14,6 +15,7 @@ import type { Store } from '../store/store.js';
 export interface CommandContext {
   store: Store;
   clock: Clock;
+  config: Pick<Config, 'publicUrl'>;
 }
 
 export interface AdminAccount extends AdAccount {
@@ -28,8 +30,8 @@ const FEATURE_COLUMN: Record<AccountFeature, keyof AccountRecord> = {
   postpaid_invoice: 'postpaid_invoice',
 };
 
-export function toAdminAccount(a: AccountRecord): AdminAccount {
-  return { ...toWireAccount(a), features: ACCOUNT_FEATURES.filter((f) => a[FEATURE_COLUMN[f]] === true) };
+export function toAdminAccount(a: AccountRecord, config: Pick<Config, 'publicUrl'>): AdminAccount {
+  return { ...toWireAccount(a, config), features: ACCOUNT_FEATURES.filter((f) => a[FEATURE_COLUMN[f]] === true) };
 }
 
 export const COMMANDS = {
@@ -37,7 +39,7 @@ export const COMMANDS = {
   'accounts.create': async (ctx: CommandContext, input: unknown): Promise<{ account: AdminAccount; api_key: CreatedKey }> => {
     const account = await createAccount(ctx, input);
     const api_key = await createApiKey(ctx, { account: account.id, billing: true });
-    return { account: toAdminAccount(account), api_key };
+    return { account: toAdminAccount(account, ctx.config), api_key };
   },
   'keys.create': (ctx: CommandContext, input: unknown): Promise<CreatedKey> => createApiKey(ctx, input),
 } as const;

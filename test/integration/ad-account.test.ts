@@ -82,6 +82,7 @@ describe('POST /v1/ad_account/brand', () => {
     expect(t.scheduled.slice(before)).toEqual([{ accountId, reviewSeq: 1 }]);
     const again = await t.app.inject({ method: 'POST', url: '/v1/ad_account/brand', headers: bearer(key), payload: { favicon_file_id: await insertFile(t.store, accountId, 'account_favicon') } });
     expect(again.json()).toMatchObject({ name: 'Acme Brand', review: { status: 'in_review' } });
+    expect(again.json().preview_url).toMatch(/^http:\/\/localhost:\d+\/v1\/files\/file_\w+\/content$/);
     expect(t.scheduled.slice(before)).toEqual([
       { accountId, reviewSeq: 1 },
       { accountId, reviewSeq: 2 },

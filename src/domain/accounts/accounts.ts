@@ -1,9 +1,10 @@
 import type { Clock } from '../../clock.js';
+import type { Config } from '../../config.js';
+import { fileContentUrl, requireFile } from '../files/files.js';
 import { ApiError } from '../../errors/api-error.js';
 import { parseOrThrow } from '../../errors/zod-issues.js';
 import { ID_PREFIX, newId } from '../../ids.js';
 import { accountRepository, type AccountRecord } from '../../store/repositories/account-repository.js';
-import { fileRepository } from '../../store/repositories/file-repository.js';
 import type { Store } from '../../store/store.js';
 import { BrandInput, CreateAccountInput } from './account-schemas.js';
 
@@ -19,13 +20,12 @@ export interface AdAccount {
   review: { status: AccountRecord['review_status']; reason?: string };
 }
 
-export function toWireAccount(a: AccountRecord): AdAccount {
+export function toWireAccount(a: AccountRecord, config: Pick<Config, 'publicUrl'>): AdAccount {
   return {
     id: a.id,
     name: a.name,
     url: a.url,
-    // A preview needs a served favicon; file serving arrives with the uploads API.
-    preview_url: null,
+    preview_url: a.favicon_file_id === null ? null : fileContentUrl(config, a.favicon_file_id),
     status: a.status,
     timezone: a.timezone,
     currency_code: a.currency_code,
@@ -90,13 +90,7 @@ export async function submitBrand(
     throw new ApiError('missing_required_parameter', 'Send at least one of name or favicon_file_id.', { param: 'name' });
   }
   if (input.favicon_file_id !== undefined) {
-    const file = await fileRepository.get(deps.store, accountId, input.favicon_file_id);
-    if (!file) throw ApiError.notFound('file', input.favicon_file_id, 'favicon_file_id');
-    if (file.purpose !== 'account_favicon') {
-      throw new ApiError('invalid_value', `File '${file.id}' was not uploaded with purpose account_favicon.`, {
-        param: 'favicon_file_id',
-      });
-    }
+    await requireFile(deps, accountId, input.favicon_file_id, { purpose: 'account_favicon', param: 'favicon_file_id' });
   }
   const updated = await accountRepository.submitBrand(deps.store, {
     id: accountId,

@@ -4,11 +4,11 @@ import type { Config } from '../../config.js';
 import { ApiError } from '../../errors/api-error.js';
 import { parseOrThrow } from '../../errors/zod-issues.js';
 import { newId } from '../../ids.js';
-import { fileRepository } from '../../store/repositories/file-repository.js';
 import { listPage, toListEnvelope, type ListEnvelope, type ListParams } from '../../store/list-page.js';
 import { sql } from '../../store/sql-loader.js';
 import type { Row, Store } from '../../store/store.js';
 import { getAdGroupRecord } from '../ad-groups/ad-groups.js';
+import { fileContentUrl, requireFile } from '../files/files.js';
 import { guardArchived, LIFECYCLE_STATUSES, type LifecycleStatus } from '../lifecycle.js';
 import { httpUrl, label } from '../text.js';
 
@@ -94,8 +94,6 @@ export interface AdDeps {
   config: Pick<Config, 'publicUrl'>;
 }
 
-const contentUrl = (config: Pick<Config, 'publicUrl'>, fileId: string): string => `${config.publicUrl}/v1/files/${fileId}/content`;
-
 const toWire = (config: AdDeps['config'], r: AdRecord): Ad => ({
   id: r.id,
   object: 'ad',
@@ -107,7 +105,7 @@ const toWire = (config: AdDeps['config'], r: AdRecord): Ad => ({
   status: r.status,
   review_status: r.review_status,
   ...(r.review_reason === null ? {} : { review_reason: r.review_reason }),
-  creative: { type: r.creative_type, title: r.title, body: r.body, target_url: r.target_url, file_id: r.file_id, image_url: contentUrl(config, r.file_id) },
+  creative: { type: r.creative_type, title: r.title, body: r.body, target_url: r.target_url, file_id: r.file_id, image_url: fileContentUrl(config, r.file_id) },
 });
 
 const parse = (row: Row | undefined, id: string): AdRecord => {
@@ -117,13 +115,7 @@ const parse = (row: Row | undefined, id: string): AdRecord => {
 
 /** The creative's image: an upload of this account with no purpose (spec, File). */
 async function checkCreativeFile(store: Store, accountId: string, fileId: string): Promise<void> {
-  const file = await fileRepository.get(store, accountId, fileId);
-  if (!file) throw ApiError.notFound('file', fileId, 'creative.file_id');
-  if (file.purpose !== null) {
-    throw new ApiError('invalid_value', `File '${fileId}' was uploaded for ${file.purpose}; creatives use images uploaded with no purpose.`, {
-      param: 'creative.file_id',
-    });
-  }
+  await requireFile({ store }, accountId, fileId, { purpose: null, param: 'creative.file_id' });
 }
 
 export async function createAd(deps: AdDeps & { adReviews: AdReviewScheduler }, accountId: string, raw: unknown): Promise<Ad> {

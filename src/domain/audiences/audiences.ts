@@ -1,5 +1,4 @@
 import { readFile } from 'node:fs/promises';
-import { isAbsolute, join } from 'node:path';
 import { z } from 'zod';
 import type { Clock } from '../../clock.js';
 import { ApiError } from '../../errors/api-error.js';
@@ -9,6 +8,7 @@ import { fileRepository } from '../../store/repositories/file-repository.js';
 import { listPage, toListEnvelope, type ListEnvelope, type ListParams } from '../../store/list-page.js';
 import { sql } from '../../store/sql-loader.js';
 import { sqlList, type Row, type Store } from '../../store/store.js';
+import { fileBlobPath, requireFile } from '../files/files.js';
 import { label } from '../text.js';
 import { IDENTIFIER_TYPES, parseCustomerList, type IdentifierType } from './audience-identifiers.js';
 
@@ -112,11 +112,7 @@ export async function createAudience(
   raw: unknown,
 ): Promise<CustomAudience> {
   const input = parseOrThrow(CreateAudienceInput, raw ?? {});
-  const file = await fileRepository.get(deps.store, accountId, input.file_id);
-  if (!file) throw ApiError.notFound('file', input.file_id, 'file_id');
-  if (file.purpose !== 'custom_audience') {
-    throw new ApiError('invalid_value', `File '${file.id}' was not uploaded with purpose custom_audience (POST /uploads).`, { param: 'file_id' });
-  }
+  const file = await requireFile(deps, accountId, input.file_id, { purpose: 'custom_audience', param: 'file_id' });
   // The create call restates what was uploaded; a mismatch means the wrong file.
   const checks: [keyof typeof input, unknown, unknown][] = [
     ['filename', input.filename, file.filename],
@@ -179,10 +175,7 @@ export async function processAudience(deps: Deps & { dataDir: string; minSize: n
   const a = audience.data;
   const file = await fileRepository.get(deps.store, a.ad_account_id, a.file_id);
   let text: string | undefined;
-  if (file) {
-    const path = isAbsolute(file.storage_path) ? file.storage_path : join(deps.dataDir, file.storage_path);
-    text = await readFile(path, 'utf8').catch(() => undefined);
-  }
+  if (file) text = await readFile(fileBlobPath(deps, file), 'utf8').catch(() => undefined);
   const settle = async (status: AudienceStatus, reason: string | null, size: number | null, hashes: string[]) =>
     deps.store.transaction(async (tx) => {
       await tx.run(sql('audience-members-clear'), { id: a.id });

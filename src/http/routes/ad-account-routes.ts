@@ -8,7 +8,7 @@ export function adAccountRoutes(app: FastifyInstance, deps: AppDeps): void {
   route(app, {
     method: 'GET',
     url: '/ad_account',
-    handler: async ({ auth }) => toWireAccount(await requireAccount(deps, auth.accountId)),
+    handler: async ({ auth }) => toWireAccount(await requireAccount(deps, auth.accountId), deps.config),
   });
 
   route(app, {
@@ -16,6 +16,6 @@ export function adAccountRoutes(app: FastifyInstance, deps: AppDeps): void {
     url: '/ad_account/brand',
     // The domain validates the body, after the 403 for accounts without brand updates.
     body: z.unknown(),
-    handler: async ({ auth, body }) => toWireAccount(await submitBrand(deps, auth.accountId, body)),
+    handler: async ({ auth, body }) => toWireAccount(await submitBrand(deps, auth.accountId, body), deps.config),
   });
 }
