@@ -39,6 +39,21 @@ export class ApiError extends Error {
   static notFound(what: string, id: string, param: string | null = null): ApiError {
     return new ApiError('resource_missing', `No such ${what}: '${id}'`, { param });
   }
+
+  /**
+   * For objects named in a request body: a lookup's 404 names the field the
+   * id came from (`campaign_id`, `conversion_event_setting_ids[0]`).
+   */
+  static async naming<T>(param: string, lookup: Promise<T>): Promise<T> {
+    try {
+      return await lookup;
+    } catch (err) {
+      if (err instanceof ApiError && err.code === 'resource_missing' && err.param === null) {
+        throw new ApiError('resource_missing', err.message, { param, cause: err });
+      }
+      throw err;
+    }
+  }
 }
 
 /**

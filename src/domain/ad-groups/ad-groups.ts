@@ -97,10 +97,7 @@ interface Deps {
 
 export async function createAdGroup(deps: Deps, accountId: string, raw: unknown): Promise<AdGroup> {
   const input = parseOrThrow(CreateAdGroupInput, raw ?? {});
-  const campaign = await getCampaignRecord(deps, accountId, input.campaign_id).catch((err: unknown) => {
-    if (err instanceof ApiError && err.code === 'resource_missing') throw ApiError.notFound('campaign', input.campaign_id, 'campaign_id');
-    throw err;
-  });
+  const campaign = await ApiError.naming('campaign_id', getCampaignRecord(deps, accountId, input.campaign_id));
   if (campaign.status === 'archived') throw new ApiError('resource_archived', `Campaign '${campaign.id}' is archived; it takes no new ad groups.`, { param: 'campaign_id' });
   const billing = billingEventFor(campaign.bidding_type);
   const asked = input.bidding_config.billing_event_type;

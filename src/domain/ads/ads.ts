@@ -120,10 +120,7 @@ async function checkCreativeFile(store: Store, accountId: string, fileId: string
 
 export async function createAd(deps: AdDeps & { adReviews: AdReviewScheduler }, accountId: string, raw: unknown): Promise<Ad> {
   const input = parseOrThrow(CreateAdInput, raw ?? {});
-  const group = await getAdGroupRecord(deps, accountId, input.ad_group_id).catch((err: unknown) => {
-    if (err instanceof ApiError && err.code === 'resource_missing') throw ApiError.notFound('ad group', input.ad_group_id, 'ad_group_id');
-    throw err;
-  });
+  const group = await ApiError.naming('ad_group_id', getAdGroupRecord(deps, accountId, input.ad_group_id));
   if (group.status === 'archived') throw new ApiError('resource_archived', `Ad group '${group.id}' is archived; it takes no new ads.`, { param: 'ad_group_id' });
   await checkCreativeFile(deps.store, accountId, input.creative.file_id);
   const [row] = await deps.store.write(sql('ad-insert'), {

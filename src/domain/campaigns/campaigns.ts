@@ -116,10 +116,7 @@ async function checkBidding(deps: CampaignDeps, accountId: string, bidding: Bidd
   if (settingIds.length === 0) throw new ApiError('missing_required_parameter', `bidding_type conversions needs one ${param} entry.`, { param });
   if (settingIds.length > 1) throw new ApiError('invalid_value', `bidding_type conversions takes exactly one ${param} entry.`, { param });
   const id = settingIds[0] as string;
-  const setting = await getEventSettingRecord(deps, accountId, id).catch((err: unknown) => {
-    if (err instanceof ApiError && err.code === 'resource_missing') throw ApiError.notFound('conversion event setting', id, `${param}[0]`);
-    throw err;
-  });
+  const setting = await ApiError.naming(`${param}[0]`, getEventSettingRecord(deps, accountId, id));
   if (setting.archived) throw new ApiError('invalid_value', `Conversion event setting '${id}' is archived.`, { param: `${param}[0]` });
   if (setting.event_type === 'custom' || !isStandardEvent(setting.event_type)) {
     throw new ApiError('invalid_value', 'Custom event settings cannot be optimization goals; choose a standard event setting.', { param: `${param}[0]` });

@@ -1,24 +1,18 @@
 import type { FastifyInstance } from 'fastify';
-import { z } from 'zod';
 import type { AppDeps } from '../../app.js';
 import { createAdGroup, getAdGroup, listAdGroups, setAdGroupStatus, updateAdGroup } from '../../domain/ad-groups/ad-groups.js';
-import { TRANSITIONS } from '../../domain/lifecycle.js';
-import { listQueryShape, pathId } from '../params.js';
-import { route } from '../route.js';
-
-const IdParams = z.object({ id: pathId });
+import { lifecycleRoutes } from '../lifecycle-routes.js';
+import { pathId } from '../params.js';
 
 export function adGroupRoutes(app: FastifyInstance, deps: AppDeps): void {
-  route(app, { method: 'POST', url: '/ad_groups', body: z.unknown(), idempotent: deps, handler: ({ auth, body }) => createAdGroup(deps, auth.accountId, body) });
-  route(app, {
-    method: 'GET',
-    url: '/ad_groups',
-    query: z.object({ ...listQueryShape, campaign_id: pathId.optional() }).strict(),
-    handler: ({ auth, query }) => listAdGroups(deps, auth.accountId, query),
+  lifecycleRoutes(app, {
+    path: '/ad_groups',
+    idempotent: deps,
+    listFilters: { campaign_id: pathId.optional() },
+    create: (account, body) => createAdGroup(deps, account, body),
+    list: (account, query) => listAdGroups(deps, account, query),
+    get: (account, id) => getAdGroup(deps, account, id),
+    update: (account, id, body) => updateAdGroup(deps, account, id, body),
+    setStatus: (account, id, status) => setAdGroupStatus(deps, account, id, status),
   });
-  route(app, { method: 'GET', url: '/ad_groups/:id', params: IdParams, handler: ({ auth, params }) => getAdGroup(deps, auth.accountId, params.id) });
-  route(app, { method: 'POST', url: '/ad_groups/:id', params: IdParams, body: z.unknown(), handler: ({ auth, params, body }) => updateAdGroup(deps, auth.accountId, params.id, body) });
-  for (const [action, status] of Object.entries(TRANSITIONS)) {
-    route(app, { method: 'POST', url: `/ad_groups/:id/${action}`, params: IdParams, handler: ({ auth, params }) => setAdGroupStatus(deps, auth.accountId, params.id, status) });
-  }
 }

@@ -1,24 +1,18 @@
 import type { FastifyInstance } from 'fastify';
-import { z } from 'zod';
 import type { AppDeps } from '../../app.js';
 import { createAd, getAd, listAds, setAdStatus, updateAd } from '../../domain/ads/ads.js';
-import { TRANSITIONS } from '../../domain/lifecycle.js';
-import { listQueryShape, pathId } from '../params.js';
-import { route } from '../route.js';
-
-const IdParams = z.object({ id: pathId });
+import { lifecycleRoutes } from '../lifecycle-routes.js';
+import { pathId } from '../params.js';
 
 export function adRoutes(app: FastifyInstance, deps: AppDeps): void {
-  route(app, { method: 'POST', url: '/ads', body: z.unknown(), idempotent: deps, handler: ({ auth, body }) => createAd(deps, auth.accountId, body) });
-  route(app, {
-    method: 'GET',
-    url: '/ads',
-    query: z.object({ ...listQueryShape, ad_group_id: pathId.optional() }).strict(),
-    handler: ({ auth, query }) => listAds(deps, auth.accountId, query),
+  lifecycleRoutes(app, {
+    path: '/ads',
+    idempotent: deps,
+    listFilters: { ad_group_id: pathId.optional() },
+    create: (account, body) => createAd(deps, account, body),
+    list: (account, query) => listAds(deps, account, query),
+    get: (account, id) => getAd(deps, account, id),
+    update: (account, id, body) => updateAd(deps, account, id, body),
+    setStatus: (account, id, status) => setAdStatus(deps, account, id, status),
   });
-  route(app, { method: 'GET', url: '/ads/:id', params: IdParams, handler: ({ auth, params }) => getAd(deps, auth.accountId, params.id) });
-  route(app, { method: 'POST', url: '/ads/:id', params: IdParams, body: z.unknown(), handler: ({ auth, params, body }) => updateAd(deps, auth.accountId, params.id, body) });
-  for (const [action, status] of Object.entries(TRANSITIONS)) {
-    route(app, { method: 'POST', url: `/ads/:id/${action}`, params: IdParams, handler: ({ auth, params }) => setAdStatus(deps, auth.accountId, params.id, status) });
-  }
 }
