@@ -14,7 +14,8 @@ const valid: Record<string, object> = {};
 const routes: string[] = [];
 
 beforeAll(async () => {
-  t = await startTestApp();
+  // Fetches of image_url must end quickly if a random string names a reachable-looking host.
+  t = await startTestApp({ env: { ADSVC_FETCH_TIMEOUT_MS: '300' } });
   const acct = await makeAccount(t);
   key = acct.key;
   const post = async (url: string, payload: object) => {
@@ -42,6 +43,8 @@ beforeAll(async () => {
     [`/v1/product_feeds/${feed}/items`]: { items: [{ item_id: 'sku', title: 'Item', price: '1.00' }] },
     '/v1/custom_audiences': { name: 'Aud', file_id: 'file_x', filename: 'a.csv', mimetype: 'text/csv', file_size: 10 },
     '/v1/ad_account/brand': { name: 'Brand' },
+    // Loopback is refused before any connection (private fetches are off).
+    '/v1/upload': { image_url: 'http://127.0.0.1:9/creative.png', purpose: 'account_favicon' },
   });
   routes.push(...Object.keys(valid));
 });
