@@ -19,6 +19,7 @@ import { eventSettingRoutes } from './http/routes/event-setting-routes.js';
 import { fileRoutes } from './http/routes/file-routes.js';
 import { geoLookupRoutes } from './http/routes/geo-lookup-routes.js';
 import { productFeedRoutes } from './http/routes/product-feed-routes.js';
+import { spendLimitRoutes } from './http/routes/spend-limit-routes.js';
 import type { Logger } from './logger.js';
 import type { Store } from './store/store.js';
 
@@ -30,6 +31,8 @@ export interface AppDeps {
   reviews: BrandReviewScheduler;
   audienceJobs: AudienceProcessingScheduler;
   adReviews: AdReviewScheduler;
+  /** Fault injection for tests (the 503 path of daily spend-limit mutations). */
+  spendLimitFaults?: { afterDailyCommit?: () => void };
 }
 
 export interface AppOptions {
@@ -84,6 +87,7 @@ export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise
       campaignRoutes(v1, deps);
       adGroupRoutes(v1, deps);
       adRoutes(v1, deps);
+      spendLimitRoutes(v1, deps);
       await fileRoutes(v1, deps);
       options.extraRoutes?.(v1);
     },

@@ -46,14 +46,28 @@ export const ERROR_CODES = {
   unsupported_media_type: invalid(415),
   // 422: well-formed but refused.
   idempotency_key_reused: invalid(422),
+  // 422: spend limit rules (spec: Account spending limits).
+  invalid_amount: invalid(422),
+  start_date_in_past: invalid(422),
+  start_date_too_early: invalid(422),
+  start_date_not_editable: invalid(422),
+  end_date_not_after_start_date: invalid(422),
+  end_date_not_in_future: invalid(422),
+  spend_limit_overlap: invalid(422),
+  too_many_windows: invalid(422),
+  window_completed: invalid(422),
+  budget_window_amount_below_spend: invalid(422),
+  timezone_locked_by_daily_limit: invalid(422),
   // 401 / 403: who is calling and what they may do.
   missing_api_key: { status: 401, type: 'authentication_error' },
   invalid_api_key: { status: 401, type: 'authentication_error' },
   brand_updates_not_enabled: { status: 403, type: 'permission_error' },
   billing_permission_required: { status: 403, type: 'permission_error' },
   conversion_bidding_not_enabled: { status: 403, type: 'permission_error' },
+  postpaid_invoice_required: { status: 403, type: 'permission_error' },
   // 409: the state changed under the request.
   custom_audience_mutation_conflict: { status: 409, type: 'conflict_error' },
+  revision_mismatch: { status: 409, type: 'conflict_error' },
   // 429 / 5xx: platform conditions.
   rate_limit_exceeded: { status: 429, type: 'rate_limit_error' },
   slow_down: { status: 429, type: 'rate_limit_error' },

@@ -23,7 +23,7 @@ export interface TestApp {
 
 /** The real app over a temp DuckDB; reviews are recorded unless a scheduler is passed. */
 export async function startTestApp(
-  opts: AppOptions & { reviews?: BrandReviewScheduler; audienceJobs?: AudienceProcessingScheduler; adReviews?: AdReviewScheduler; clock?: ManualClock; env?: Record<string, string> } = {},
+  opts: AppOptions & { reviews?: BrandReviewScheduler; audienceJobs?: AudienceProcessingScheduler; adReviews?: AdReviewScheduler; spendLimitFaults?: { afterDailyCommit?: () => void }; clock?: ManualClock; env?: Record<string, string> } = {},
 ): Promise<TestApp> {
   const dir = tempDir();
   const clock = opts.clock ?? new ManualClock(Date.UTC(2026, 10, 22, 12));
@@ -46,7 +46,10 @@ export async function startTestApp(
       adReviewsQueued.push({ adId, reviewSeq });
     },
   };
-  const app = await buildApp({ config: testConfig(dir.path, opts.env), store, clock, reviews, audienceJobs, adReviews }, opts);
+  const app = await buildApp(
+    { config: testConfig(dir.path, opts.env), store, clock, reviews, audienceJobs, adReviews, ...(opts.spendLimitFaults ? { spendLimitFaults: opts.spendLimitFaults } : {}) },
+    opts,
+  );
   await app.ready();
   return {
     app,
