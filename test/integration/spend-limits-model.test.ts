@@ -264,7 +264,7 @@ describe('spend limits against a reference model', () => {
         const model: Model = { today: '2026-11-22', revision: 0, windows: [], daily: null, hadDaily: false };
         await fc.asyncModelRun(() => ({ model, real: { key } }), cmds);
       }),
-      { numRuns: 40 },
+      { numRuns: 100 },
     );
   });
 });
