@@ -130,6 +130,17 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
       );
     });
 
+  accounts
+    .command('set-timezone')
+    .description("change an account's timezone (refused while a daily spend limit exists)")
+    .requiredOption('--account <id>', 'ad account id (adacct_...)')
+    .requiredOption('--timezone <iana>', 'IANA timezone, e.g. Europe/Berlin')
+    .option('--json', 'print JSON')
+    .action(async (opts: { account: string; timezone: string; json?: boolean }) => {
+      const r = await execute(config(), 'accounts.set-timezone', { account: opts.account, timezone: opts.timezone });
+      out(opts.json === true, r, () => `ad account ${r.id} now uses ${r.timezone}`);
+    });
+
   const keys = program.command('keys').description('manage API keys');
   keys
     .command('create')

@@ -1,6 +1,7 @@
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
-import { createAccount, toWireAccount, type AdAccount } from '../domain/accounts/accounts.js';
+import { createAccount, setAccountTimezone, toWireAccount, type AdAccount } from '../domain/accounts/accounts.js';
+import { dailyLimitExists } from '../domain/spend-limits/spend-limits.js';
 import { ACCOUNT_FEATURES, type AccountFeature } from '../domain/accounts/account-schemas.js';
 import { createApiKey, type CreatedKey } from '../domain/api-keys.js';
 import { ApiError } from '../errors/api-error.js';
@@ -42,6 +43,8 @@ export const COMMANDS = {
     return { account: toAdminAccount(account, ctx.config), api_key };
   },
   'keys.create': (ctx: CommandContext, input: unknown): Promise<CreatedKey> => createApiKey(ctx, input),
+  'accounts.set-timezone': async (ctx: CommandContext, input: unknown): Promise<AdminAccount> =>
+    toAdminAccount(await setAccountTimezone({ ...ctx, dailyLimitExists: (a) => dailyLimitExists(ctx, a) }, input), ctx.config),
 } as const;
 
 export type CommandName = keyof typeof COMMANDS;

@@ -71,7 +71,7 @@ describe('CLI without a running service (opens the store itself)', () => {
   });
 
   it('has help on every command', async () => {
-    for (const cmd of [[], ['serve'], ['accounts'], ['accounts', 'create'], ['keys'], ['keys', 'create']]) {
+    for (const cmd of [[], ['serve'], ['accounts'], ['accounts', 'create'], ['accounts', 'set-timezone'], ['keys'], ['keys', 'create']]) {
       const r = await runCli([...cmd, '--help'], env);
       expect(r.code, cmd.join(' ')).toBe(0);
       expect(r.stdout).toMatch(/Usage: adsvc/);

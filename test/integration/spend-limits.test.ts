@@ -332,3 +332,19 @@ describe('the daily limit', () => {
     expect(c).toMatchObject({ revision: 1, daily_limit: { amount_micros: 2_000_000 } });
   });
 });
+
+describe('the account timezone', () => {
+  it('cannot change while a daily limit exists', async () => {
+    const { runCommand } = await import('../../src/admin/commands.js');
+    t.clock.set(NOON_UTC);
+    const { key, accountId } = await account();
+    const ctx = { store: t.store, clock: t.clock, config: { publicUrl: 'http://localhost' } };
+    expect((await runCommand(ctx, 'accounts.set-timezone', { account: accountId, timezone: 'Europe/Berlin' })).timezone).toBe('Europe/Berlin');
+    await call(key, 'POST', '/ad_account/daily_spend_limit', { amount_micros: 1_000_000, expected_revision: 0 });
+    const err = await runCommand(ctx, 'accounts.set-timezone', { account: accountId, timezone: 'Asia/Tokyo' }).catch((e: unknown) => e);
+    expect(err).toMatchObject({ status: 422, code: 'timezone_locked_by_daily_limit', param: 'timezone' });
+    await call(key, 'POST', '/ad_account/daily_spend_limit/delete', { expected_revision: 1 });
+    expect((await runCommand(ctx, 'accounts.set-timezone', { account: accountId, timezone: 'Asia/Tokyo' })).timezone).toBe('Asia/Tokyo');
+    expect((await config(key)).daily_limit).toBeNull();
+  });
+});

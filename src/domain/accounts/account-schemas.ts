@@ -18,20 +18,20 @@ export type ReviewStatus = (typeof REVIEW_STATUSES)[number];
 const displayName = label(1, 256);
 
 /** Input of `adsvc accounts create` (and the admin command behind it). */
+const ianaTimezone = z.string().transform((s, ctx) => {
+  const tz = canonicalTimezone(s);
+  if (tz === null) {
+    ctx.addIssue({ code: 'custom', message: `'${s}' is not an IANA timezone name (e.g. America/New_York)` });
+    return z.NEVER;
+  }
+  return tz;
+});
+
 export const CreateAccountInput = z
   .object({
     name: displayName,
     url: httpUrl(),
-    timezone: z
-      .string()
-      .transform((s, ctx) => {
-        const tz = canonicalTimezone(s);
-        if (tz === null) {
-          ctx.addIssue({ code: 'custom', message: `'${s}' is not an IANA timezone name (e.g. America/New_York)` });
-          return z.NEVER;
-        }
-        return tz;
-      }),
+    timezone: ianaTimezone,
     currency: z
       .string()
       .transform((s) => s.toUpperCase())
@@ -49,3 +49,6 @@ export const BrandInput = z
   })
   .strict();
 export type BrandInput = z.output<typeof BrandInput>;
+
+/** Input of `adsvc accounts set-timezone`. */
+export const SetTimezoneInput = z.object({ account: z.string().min(1), timezone: ianaTimezone }).strict();

@@ -6,7 +6,8 @@ import { parseOrThrow } from '../../errors/zod-issues.js';
 import { ID_PREFIX, newId } from '../../ids.js';
 import { accountRepository, type AccountRecord } from '../../store/repositories/account-repository.js';
 import type { Store } from '../../store/store.js';
-import { BrandInput, CreateAccountInput } from './account-schemas.js';
+import { BrandInput, CreateAccountInput, SetTimezoneInput } from './account-schemas.js';
+import { sql } from '../../store/sql-loader.js';
 
 /** The wire shape of an ad account (spec "Ad account"; COMPAT.md example). */
 export interface AdAccount {
@@ -125,4 +126,22 @@ export async function settleBrandReview(deps: AccountDeps, accountId: string, re
     review_reason: verdict.reason,
     now_ms: deps.clock.nowMs(),
   });
+}
+
+/**
+ * Operator command: a new account timezone. Refused while a daily spend limit
+ * exists (spec: Account spending limits, rules common to both kinds), since
+ * its days are the account's local days.
+ */
+export async function setAccountTimezone(
+  deps: AccountDeps & { dailyLimitExists(account: AccountRecord): Promise<boolean> },
+  raw: unknown,
+): Promise<AccountRecord> {
+  const input = parseOrThrow(SetTimezoneInput, raw);
+  const account = await requireAccount(deps, input.account);
+  if (await deps.dailyLimitExists(account)) {
+    throw new ApiError('timezone_locked_by_daily_limit', 'The account timezone cannot change while a daily spend limit exists; remove it first.', { param: 'timezone' });
+  }
+  await deps.store.run(sql('account-set-timezone'), { id: account.id, timezone: input.timezone, now_ms: deps.clock.nowMs() });
+  return requireAccount(deps, account.id);
 }

@@ -408,8 +408,7 @@ export async function deleteDailyLimit(deps: SpendLimitDeps, auth: AuthContext, 
   return respondAfterCommit(deps, account);
 }
 
-/** The account timezone cannot change while a daily limit exists (spec, Rules common to both kinds). */
-export async function assertTimezoneChangeAllowed(deps: SpendLimitDeps, account: AccountRecord): Promise<void> {
-  const s = await loadState(deps.store, account, deps.clock);
-  if (s.daily) throw new ApiError('timezone_locked_by_daily_limit', 'The account timezone cannot change while a daily spend limit exists.', { param: 'timezone' });
+/** True while the account has an active or upcoming daily limit (its timezone is then fixed). */
+export async function dailyLimitExists(deps: Pick<SpendLimitDeps, 'store' | 'clock'>, account: AccountRecord): Promise<boolean> {
+  return (await loadState(deps.store, account, deps.clock)).daily !== null;
 }
