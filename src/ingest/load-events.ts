@@ -1,0 +1,168 @@
+import { z } from 'zod';
+import type { Clock } from '../clock.js';
+import { randomToken } from '../ids.js';
+import type { Queryable, Store } from '../store/store.js';
+import { DEVICES, EVENT_FIELDS, EVENT_TYPES, MAX_FUTURE_US, MIN_EVENT_TIME_US, PLATFORMS, QUARANTINE_REASONS, type EventFileFormat, type QuarantineReason } from './event-contract.js';
+import { columnsQuery, stageQuery } from './stage-sql.js';
+
+/**
+ * Loads one event file in one write transaction: stage it with DuckDB's
+ * reader, check every row in SQL, quarantine the bad ones with their line and
+ * reason, store valid events not stored before (dedup by anti-join on
+ * account and event id), and refresh billable spend for the account-local
+ * days the new events touched. All of it commits or none of it does, so a
+ * file loaded again after a crash changes nothing twice.
+ */
+export interface LoadRequest {
+  runId: string;
+  path: string;
+  format: EventFileFormat;
+  /** The name the quarantine records the rows under (the file name, or `request`). */
+  source: string;
+  /** Events must belong to this account (a key's account, `ingest --account`); null: any account. */
+  scopeAccountId: string | null;
+}
+
+export interface LoadSummary {
+  rows_read: number;
+  stored: number;
+  duplicates: number;
+  quarantined: number;
+  quarantined_by_reason: Partial<Record<QuarantineReason, number>>;
+}
+
+const list = (values: readonly string[]) => values.map((v) => `'${v}'`).join(', ');
+const IS_IMPRESSION_OR_CLICK = `s.type IN ('impression', 'click')`;
+
+/** Text to a timestamp in microseconds: integer Unix milliseconds, or ISO 8601 with an offset or Z. */
+const tsUs = (col: string) => `CASE
+  WHEN regexp_full_match(${col}, '-?[0-9]{1,16}') THEN TRY_CAST(${col} AS BIGINT) * 1000
+  WHEN regexp_full_match(${col}, '[0-9]{4}-[0-9]{2}-[0-9]{2}[T ][0-9]{2}:[0-9]{2}(:[0-9]{2}([.][0-9]{1,9})?)?([Zz]|[+-][0-9]{2}(:?[0-9]{2})?)')
+    THEN epoch_us(TRY_CAST(${col} AS TIMESTAMPTZ))
+END`;
+
+/** The first rule a staged row breaks (EVENTS.md, Fields), or NULL when it keeps them all. */
+const REASON = `CASE
+  WHEN NOT s.parsed THEN 'invalid_json'
+  WHEN s.event_id IS NULL OR s.type IS NULL OR s.timestamp IS NULL THEN 'missing_field'
+  WHEN s.wrong_type THEN 'invalid_value'
+  WHEN length(s.event_id) > 128 THEN 'invalid_value'
+  WHEN s.type NOT IN (${list(EVENT_TYPES)}) THEN 'invalid_value'
+  WHEN s.ts_us IS NULL OR s.ts_us < ${MIN_EVENT_TIME_US} THEN 'invalid_value'
+  WHEN s.ts_us > $now_us + ${MAX_FUTURE_US} THEN 'future_timestamp'
+  WHEN ${IS_IMPRESSION_OR_CLICK} AND s.ad_id IS NULL THEN 'missing_field'
+  WHEN s.type IN ('click', 'conversion') AND s.user_id IS NULL THEN 'missing_field'
+  WHEN s.type = 'conversion' AND s.account IS NULL THEN 'missing_field'
+  WHEN s.type = 'conversion' AND s.event_name IS NULL THEN 'missing_field'
+  WHEN s.user_id IS NOT NULL AND length(s.user_id) NOT BETWEEN 1 AND 256 THEN 'invalid_value'
+  WHEN s.event_name IS NOT NULL AND length(s.event_name) NOT BETWEEN 1 AND 256 THEN 'invalid_value'
+  WHEN s.country IS NOT NULL AND NOT regexp_full_match(s.country, '[A-Z]{2}') THEN 'invalid_value'
+  WHEN s.device IS NOT NULL AND s.device NOT IN (${list(DEVICES)}) THEN 'invalid_value'
+  WHEN s.platform IS NOT NULL AND s.platform NOT IN (${list(PLATFORMS)}) THEN 'invalid_value'
+  WHEN (s.product_feed_id IS NULL) <> (s.product_item_id IS NULL) THEN 'invalid_value'
+  WHEN s.type = 'conversion' AND s.cost_micros IS NOT NULL THEN 'invalid_value'
+  WHEN s.cost IS NULL THEN 'invalid_value'
+  WHEN s.value IS NOT NULL AND (s.type <> 'conversion' OR s.amount IS NULL) THEN 'invalid_value'
+  WHEN s.currency IS NOT NULL AND s.value IS NULL THEN 'invalid_value'
+  WHEN s.value IS NOT NULL AND s.currency IS NULL THEN 'missing_field'
+  WHEN ${IS_IMPRESSION_OR_CLICK} AND (s.ad_account IS NULL OR ($scope IS NOT NULL AND s.ad_account <> $scope)) THEN 'unknown_ad'
+  WHEN ${IS_IMPRESSION_OR_CLICK} AND s.ad_account_id IS NOT NULL AND s.ad_account_id <> s.ad_account THEN 'account_mismatch'
+  WHEN s.type = 'conversion' AND $scope IS NOT NULL AND s.account <> $scope THEN 'account_mismatch'
+  WHEN s.account_currency IS NULL THEN 'unknown_account'
+  WHEN s.currency IS NOT NULL AND s.currency <> s.account_currency THEN 'currency_mismatch'
+END`;
+
+const Counts = z.object({ rows_read: z.number(), valid: z.number(), stored: z.number(), quarantined: z.number() });
+
+async function presentColumns(db: Queryable, req: LoadRequest): Promise<string[]> {
+  if (req.format === 'ndjson') return [...EVENT_FIELDS];
+  return (await db.all(columnsQuery(req.format), { path: req.path })).map((r) => String(r['column_name']));
+}
+
+export async function loadEventFile(deps: { store: Store; clock: Clock }, req: LoadRequest): Promise<LoadSummary> {
+  const nowUs = deps.clock.nowMs() * 1000;
+  const tag = randomToken(8);
+  const [stage, checked, fresh] = [`stage_${tag}`, `checked_${tag}`, `fresh_${tag}`];
+  return deps.store.transaction(async (tx) => {
+    try {
+      const present = await presentColumns(tx, req);
+      await tx.run(`CREATE TEMP TABLE ${stage} AS ${stageQuery(req.format, present)}`, { path: req.path });
+      // Typed columns and the owning account (from the ad for impressions and clicks).
+      await tx.run(
+        `CREATE TEMP TABLE ${checked} AS
+         WITH typed AS (
+           SELECT st.*, ${tsUs('st.timestamp')} AS ts_us,
+             CASE WHEN st.cost_micros IS NULL THEN 0 WHEN regexp_full_match(st.cost_micros, '[0-9]{1,18}') THEN st.cost_micros::BIGINT END AS cost,
+             CASE WHEN regexp_full_match(st.value, '[0-9]{1,29}([.][0-9]{1,9})?') THEN st.value::DECIMAL(38, 9) END AS amount,
+             ad.ad_account_id AS ad_account, ad.ad_group_id AS ad_group, ad.campaign_id AS campaign,
+             CASE WHEN st.type IN ('impression', 'click') THEN ad.ad_account_id ELSE coalesce(st.ad_account_id, $scope) END AS account
+           FROM ${stage} st LEFT JOIN ads ad ON ad.id = st.ad_id
+         ), owned AS (
+           SELECT t.*, acct.currency_code AS account_currency FROM typed t LEFT JOIN ad_accounts acct ON acct.id = t.account
+         )
+         SELECT s.*, ${REASON} AS reason FROM owned s`,
+        { scope: req.scopeAccountId, now_us: nowUs },
+      );
+      await tx.run(
+        `INSERT INTO event_quarantine
+         SELECT $run, $source, line_no, reason,
+           coalesce(raw, to_json({${EVENT_FIELDS.map((f) => `'${f}': "${f}"`).join(', ')}})::VARCHAR), $now_us
+         FROM ${checked} WHERE reason IS NOT NULL`,
+        { run: req.runId, source: req.source, now_us: nowUs },
+      );
+      // First occurrence within the file, and only if not stored before.
+      await tx.run(
+        `CREATE TEMP TABLE ${fresh} AS
+         SELECT c.* FROM (
+           SELECT *, row_number() OVER (PARTITION BY account, event_id ORDER BY line_no) AS occurrence FROM ${checked} WHERE reason IS NULL
+         ) c ANTI JOIN events e ON e.ad_account_id = c.account AND e.event_id = c.event_id
+         WHERE c.occurrence = 1`,
+      );
+      await tx.run(
+        `INSERT INTO events
+         SELECT account, event_id, type, ts_us, ad_id, ad_group, campaign, user_id, country, device, platform,
+           product_feed_id, product_item_id, cost, event_name, amount, currency, $run, $now_us
+         FROM ${fresh}`,
+        { run: req.runId, now_us: nowUs },
+      );
+      await refreshDailySpend(tx, fresh, deps.clock.nowMs());
+      const counts = Counts.parse(
+        await tx.get(
+          `SELECT (SELECT count(*) FROM ${checked}) AS rows_read, (SELECT count(*) FROM ${checked} WHERE reason IS NULL) AS valid,
+                  (SELECT count(*) FROM ${fresh}) AS stored, (SELECT count(*) FROM ${checked} WHERE reason IS NOT NULL) AS quarantined`,
+        ),
+      );
+      const byReason: LoadSummary['quarantined_by_reason'] = {};
+      for (const r of await tx.all(`SELECT reason, count(*) AS n FROM ${checked} WHERE reason IS NOT NULL GROUP BY reason`)) {
+        const reason = z.enum(QUARANTINE_REASONS).parse(r['reason']);
+        byReason[reason] = Number(r['n']);
+      }
+      return { rows_read: counts.rows_read, stored: counts.stored, duplicates: counts.valid - counts.stored, quarantined: counts.quarantined, quarantined_by_reason: byReason };
+    } finally {
+      for (const t of [stage, checked, fresh]) await tx.run(`DROP TABLE IF EXISTS ${t}`).catch(() => undefined);
+    }
+  });
+}
+
+/**
+ * Billable spend per account-local day (the spend-limit counters) for the
+ * days the new impressions and clicks fall on, recomputed from stored events.
+ */
+async function refreshDailySpend(tx: Queryable, fresh: string, nowMs: number): Promise<void> {
+  const localDay = (ts: string) => `strftime(timezone(a.timezone, make_timestamptz(${ts})), '%Y-%m-%d')`;
+  await tx.run(
+    `INSERT OR REPLACE INTO account_daily_spend
+     WITH touched AS (
+       SELECT DISTINCT f.account AS account, ${localDay('f.ts_us')} AS day
+       FROM ${fresh} f JOIN ad_accounts a ON a.id = f.account WHERE f.type IN ('impression', 'click')
+     )
+     SELECT d.account, d.day, sum(e.cost_micros)::BIGINT, $now_ms
+     FROM touched d JOIN ad_accounts a ON a.id = d.account
+     JOIN events e ON e.ad_account_id = d.account AND e.type IN ('impression', 'click')
+       -- A local day lies within a day and a half of the same UTC date: prune before converting.
+       AND e.ts_us BETWEEN epoch_us(d.day::TIMESTAMP) - 86400000000 AND epoch_us(d.day::TIMESTAMP) + 2 * 86400000000
+       AND ${localDay('e.ts_us')} = d.day
+     GROUP BY d.account, d.day`,
+    { now_ms: nowMs },
+  );
+}

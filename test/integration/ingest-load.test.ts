@@ -1,0 +1,189 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManualClock } from '../../src/clock.js';
+import { loadEventFile, type LoadRequest } from '../../src/ingest/load-events.js';
+import { bearer, makeAccount } from '../support/context.js';
+import { insertFile } from '../support/files.js';
+import { startTestApp, type TestApp } from '../support/app.js';
+
+/**
+ * The file loader against an independent computation in the test: counts of
+ * valid, duplicate and quarantined rows, and billable spend per account-local
+ * day computed here with Intl from the generated events.
+ */
+const NOW = Date.UTC(2026, 10, 22, 12);
+const DAY = 86_400_000;
+
+/** A small deterministic generator (mulberry32). */
+function rng(seed: number): () => number {
+  let a = seed;
+  return () => {
+    a |= 0;
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+interface Acct {
+  id: string;
+  key: string;
+  tz: string;
+  ads: string[];
+}
+type Ev = Record<string, string | number | undefined>;
+
+let t: TestApp;
+const accts: Acct[] = [];
+
+async function setupAccount(tz: string): Promise<Acct> {
+  const { accountId, key } = await makeAccount(t, { timezone: tz });
+  const post = async (url: string, payload: object) => (await t.app.inject({ method: 'POST', url, headers: bearer(key), payload })).json().id as string;
+  const campaign = await post('/v1/campaigns', { name: 'Ingest', status: 'active', budget: { lifetime_spend_limit_micros: 1_000_000 } });
+  const group = await post('/v1/ad_groups', { campaign_id: campaign, name: 'Group', bidding_config: { max_bid_micros: 1 } });
+  const file = await insertFile(t.store, accountId, null);
+  const ads: string[] = [];
+  for (let i = 0; i < 3; i++) ads.push(await post('/v1/ads', { ad_group_id: group, name: `Ad ${i}`, creative: { type: 'chat_card', title: 'Title', target_url: 'https://x.example', file_id: file } }));
+  return { id: accountId, key, tz, ads };
+}
+
+beforeAll(async () => {
+  t = await startTestApp({ clock: new ManualClock(NOW) });
+  accts.push(await setupAccount('America/New_York'), await setupAccount('Asia/Kolkata'));
+});
+afterAll(() => t.close());
+
+function generate(seed: number, n: number): Ev[] {
+  const r = rng(seed);
+  const out: Ev[] = [];
+  for (let i = 0; i < n; i++) {
+    const a = accts[Math.floor(r() * accts.length)] as Acct;
+    const ts = NOW - Math.floor(r() * 5 * DAY);
+    const kind = r();
+    const base: Ev = { event_id: `s${seed}-e${i}`, timestamp: r() < 0.5 ? ts : new Date(ts).toISOString(), user_id: `u${Math.floor(r() * 50)}` };
+    if (kind < 0.7) out.push({ ...base, type: 'impression', ad_id: a.ads[Math.floor(r() * 3)], cost_micros: Math.floor(r() * 5000), country: 'US', device: 'mobile' });
+    else if (kind < 0.9) out.push({ ...base, type: 'click', ad_id: a.ads[Math.floor(r() * 3)], cost_micros: Math.floor(r() * 300_000), platform: 'ios_app' });
+    else out.push({ ...base, type: 'conversion', ad_account_id: a.id, event_name: 'order_created', value: '12.50', currency: 'USD' });
+  }
+  return out;
+}
+
+const BAD: [string, Ev | string][] = [
+  ['invalid_json', '{"event_id": "x1", "type": '],
+  ['missing_field', { type: 'impression', timestamp: NOW, ad_id: 'AD' }],
+  ['missing_field', { event_id: 'b2', type: 'click', timestamp: NOW, ad_id: 'AD' }],
+  ['invalid_value', { event_id: 'b3', type: 'view', timestamp: NOW, ad_id: 'AD' }],
+  ['invalid_value', { event_id: 'b4', type: 'impression', timestamp: '2026-11-22T10:00:00', ad_id: 'AD' }],
+  ['invalid_value', { event_id: 'b5', type: 'impression', timestamp: NOW, ad_id: 'AD', cost_micros: -5 }],
+  ['invalid_value', { event_id: 'b6', type: 'impression', timestamp: NOW, ad_id: 'AD', country: 'usa' }],
+  ['invalid_value', { event_id: 'b7', type: 'impression', timestamp: NOW, ad_id: 'AD', product_feed_id: 'f' }],
+  ['invalid_value', { event_id: 'b8', type: 'impression', timestamp: '1999-12-31T23:59:59Z', ad_id: 'AD' }],
+  ['future_timestamp', { event_id: 'b9', type: 'impression', timestamp: NOW + 11 * 60_000, ad_id: 'AD' }],
+  ['unknown_ad', { event_id: 'b10', type: 'impression', timestamp: NOW, ad_id: 'ad_nope' }],
+  ['account_mismatch', { event_id: 'b11', type: 'impression', timestamp: NOW, ad_id: 'AD', ad_account_id: 'OTHER' }],
+  ['currency_mismatch', { event_id: 'b12', type: 'conversion', timestamp: NOW, user_id: 'u', ad_account_id: 'ACCT', event_name: 'order_created', value: '1', currency: 'EUR' }],
+  ['unknown_account', { event_id: 'b13', type: 'conversion', timestamp: NOW, user_id: 'u', ad_account_id: 'adacct_nope', event_name: 'x' }],
+  ['invalid_value', { event_id: 'b14', type: 'conversion', timestamp: NOW, user_id: 'u', ad_account_id: 'ACCT', event_name: 'x', cost_micros: 5 }],
+  ['missing_field', { event_id: 'b15', type: 'conversion', timestamp: NOW, user_id: 'u', ad_account_id: 'ACCT', event_name: 'x', value: '3' }],
+];
+
+function badRows(): (Ev | string)[] {
+  const a = accts[0] as Acct;
+  return BAD.map(([, row]) =>
+    typeof row === 'string' ? row : Object.fromEntries(Object.entries(row).map(([k, v]) => [k, v === 'AD' ? a.ads[0] : v === 'ACCT' ? a.id : v === 'OTHER' ? (accts[1] as Acct).id : v])),
+  );
+}
+
+const writeNdjson = (name: string, rows: (Ev | string)[]) => {
+  const path = join(t.dataDir, name);
+  writeFileSync(path, rows.map((r) => (typeof r === 'string' ? r : JSON.stringify(r))).join('\n') + '\n');
+  return path;
+};
+
+const load = (path: string, extra: Partial<LoadRequest> = {}) =>
+  loadEventFile(t, { runId: 'run_test', path, format: 'ndjson', source: 'test', scopeAccountId: null, ...extra });
+
+/** Independent expectation: spend per account and local day, from the generated rows. */
+function expectedSpend(events: Ev[]): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const e of events) {
+    if (e['type'] === 'conversion') continue;
+    const acct = accts.find((a) => a.ads.includes(String(e['ad_id']))) as Acct;
+    const ms = typeof e['timestamp'] === 'number' ? e['timestamp'] : Date.parse(String(e['timestamp']));
+    const day = new Intl.DateTimeFormat('en-CA', { timeZone: acct.tz, year: 'numeric', month: '2-digit', day: '2-digit' }).format(ms);
+    const k = `${acct.id} ${day}`;
+    out.set(k, (out.get(k) ?? 0) + Number(e['cost_micros'] ?? 0));
+  }
+  return out;
+}
+
+async function storedSpend(): Promise<Map<string, number>> {
+  const rows = await t.store.all('SELECT ad_account_id, day, spent_micros FROM account_daily_spend');
+  return new Map(rows.map((r) => [`${r['ad_account_id']} ${r['day']}`, Number(r['spent_micros'])]));
+}
+
+describe('loading an NDJSON file', () => {
+  it('stores valid rows once, quarantines each bad kind with its line, and fills daily spend', async () => {
+    const good = generate(1, 3000);
+    const rows: (Ev | string)[] = [...good.slice(0, 100), ...badRows(), ...good.slice(100), good[5] as Ev, good[6] as Ev];
+    const path = writeNdjson('one.ndjson', rows);
+    const summary = await load(path);
+    const expectedReasons: Record<string, number> = {};
+    for (const [reason] of BAD) expectedReasons[reason] = (expectedReasons[reason] ?? 0) + 1;
+    expect(summary).toEqual({ rows_read: rows.length, stored: good.length, duplicates: 2, quarantined: BAD.length, quarantined_by_reason: expectedReasons });
+    const q = await t.store.all("SELECT line_no, reason FROM event_quarantine WHERE run_id = 'run_test' ORDER BY line_no");
+    expect(q).toEqual(BAD.map(([reason], i) => ({ line_no: 101 + i, reason })));
+    expect(await storedSpend()).toEqual(expectedSpend(good));
+    const again = await load(path);
+    expect(again).toMatchObject({ stored: 0, duplicates: good.length + 2 });
+    expect(await t.store.get('SELECT count(*) AS n FROM events')).toEqual({ n: good.length });
+  });
+
+  it('takes later files incrementally and keeps spend exact', async () => {
+    const before = await t.store.get('SELECT count(*) AS n FROM events');
+    const more = generate(2, 1500);
+    const summary = await load(writeNdjson('two.ndjson', more));
+    expect(summary).toMatchObject({ stored: 1500, duplicates: 0, quarantined: 0 });
+    expect(await t.store.get('SELECT count(*) AS n FROM events')).toEqual({ n: Number(before?.['n']) + 1500 });
+    expect(await storedSpend()).toEqual(expectedSpend([...generate(1, 3000), ...more]));
+  });
+
+  it('scoped to an account, refuses events of other accounts', async () => {
+    const [a, b] = accts as [Acct, Acct];
+    const rows: Ev[] = [
+      { event_id: 'sc1', type: 'impression', timestamp: NOW, ad_id: b.ads[0] },
+      { event_id: 'sc2', type: 'conversion', timestamp: NOW, user_id: 'u', ad_account_id: b.id, event_name: 'lead_created' },
+      { event_id: 'sc3', type: 'conversion', timestamp: NOW, user_id: 'u', event_name: 'lead_created' },
+    ];
+    const summary = await load(writeNdjson('scoped.ndjson', rows), { scopeAccountId: a.id, runId: 'run_scoped' });
+    expect(summary.quarantined_by_reason).toEqual({ unknown_ad: 1, account_mismatch: 1 });
+    // A conversion without ad_account_id belongs to the scope's account.
+    expect(await t.store.get("SELECT ad_account_id FROM events WHERE event_id = 'sc3'")).toEqual({ ad_account_id: a.id });
+  });
+});
+
+describe('CSV and Parquet', () => {
+  it('give the same stored events as NDJSON, and the order of rows does not matter', async () => {
+    const rows = generate(3, 1200);
+    const nd = writeNdjson('three.ndjson', [...rows].reverse());
+    // The same rows as CSV and Parquet, written by a separate DuckDB.
+    const csv = join(t.dataDir, 'three.csv');
+    const parquet = join(t.dataDir, 'three.parquet');
+    const other = await (await DuckDBInstance.create(':memory:')).connect();
+    const cols = `event_id, type, CAST(timestamp AS VARCHAR) AS timestamp, ad_id, ad_account_id, user_id, country, device, platform, CAST(cost_micros AS VARCHAR) AS cost_micros, event_name, value, currency`;
+    await other.run(`COPY (SELECT ${cols} FROM read_json('${nd}', format = 'newline_delimited', columns = {event_id: 'VARCHAR', type: 'VARCHAR', timestamp: 'VARCHAR', ad_id: 'VARCHAR', ad_account_id: 'VARCHAR', user_id: 'VARCHAR', country: 'VARCHAR', device: 'VARCHAR', platform: 'VARCHAR', cost_micros: 'VARCHAR', event_name: 'VARCHAR', value: 'VARCHAR', currency: 'VARCHAR'})) TO '${csv}' (HEADER)`);
+    await other.run(`COPY (SELECT * FROM read_csv('${csv}', header = true, all_varchar = true)) TO '${parquet}' (FORMAT parquet)`);
+    other.closeSync();
+    expect(await load(csv, { format: 'csv' })).toMatchObject({ rows_read: 1200, stored: 1200, quarantined: 0 });
+    expect(await load(parquet, { format: 'parquet' })).toMatchObject({ rows_read: 1200, stored: 0, duplicates: 1200 });
+    expect(await load(nd)).toMatchObject({ stored: 0, duplicates: 1200 });
+    const stored = await t.store.all("SELECT event_id, type, ts_us, cost_micros FROM events WHERE event_id LIKE 's3-%' ORDER BY event_id");
+    const expected = rows
+      .map((e) => ({ event_id: e['event_id'], type: e['type'], ts_us: (typeof e['timestamp'] === 'number' ? e['timestamp'] : Date.parse(String(e['timestamp']))) * 1000, cost_micros: Number(e['cost_micros'] ?? 0) }))
+      .sort((x, y) => (String(x.event_id) < String(y.event_id) ? -1 : 1));
+    expect(stored).toEqual(expected);
+  });
+});
