@@ -7,6 +7,8 @@ import type { LogSink } from '../src/logger.js';
 import { accountRepository } from '../src/store/repositories/account-repository.js';
 import type { Store } from '../src/store/store.js';
 import { audienceProcessingProcessor, audienceProcessingScheduler, reconcileAudiences } from './audience-processing.js';
+import type { IngestScheduler } from '../src/ingest/ingest-runs.js';
+import { ingestProcessor, ingestScheduler, reconcileIngestRuns } from './ingest.js';
 import { maintenanceProcessor } from './maintenance.processor.js';
 import { MAINTENANCE_TASKS } from './payloads.js';
 import { DEFAULT_JOB_OPTIONS, QUEUE, type QueueName } from './queue-names.js';
@@ -32,6 +34,7 @@ export interface JobSystem {
   reviews: BrandReviewScheduler;
   adReviews: AdReviewScheduler;
   audienceJobs: AudienceProcessingScheduler;
+  ingestJobs: IngestScheduler;
   queue(name: QueueName): Queue;
   /** Stops taking jobs and waits for running ones until the deadline, then forces. */
   close(deadlineMs: number): Promise<{ drained: boolean }>;
@@ -69,6 +72,7 @@ export async function startJobSystem(opts: JobSystemOptions): Promise<JobSystem>
     settle: (id, seq) => settleAdReview(opts, id, seq),
   });
   const audienceJobs = audienceProcessingScheduler(queue(QUEUE.audienceProcessing));
+  const ingestJobs = ingestScheduler(queue(QUEUE.ingest));
 
   const workers: Worker[] = [];
   if (opts.workers !== false) {
@@ -76,7 +80,9 @@ export async function startJobSystem(opts: JobSystemOptions): Promise<JobSystem>
       [QUEUE.brandReview, brandReviews.processor(), 4],
       [QUEUE.adReview, adReviews.processor(), 4],
       [QUEUE.audienceProcessing, audienceProcessingProcessor(opts), 1],
-      [QUEUE.maintenance, maintenanceProcessor({ store: opts.store, brandReviews, adReviews, audiences: audienceJobs }), 1],
+      // One run at a time: loads write through the single DuckDB writer anyway.
+      [QUEUE.ingest, ingestProcessor(opts), 1],
+      [QUEUE.maintenance, maintenanceProcessor({ store: opts.store, brandReviews, adReviews, audiences: audienceJobs, ingest: ingestJobs }), 1],
     ];
     for (const [name, processor, concurrency] of processors) {
       const w = new Worker(name, processor, { connection, prefix: opts.prefix, concurrency });
@@ -90,6 +96,7 @@ export async function startJobSystem(opts: JobSystemOptions): Promise<JobSystem>
     await brandReviews.reconcile();
     await adReviews.reconcile();
     await reconcileAudiences(opts.store, audienceJobs);
+    await reconcileIngestRuns(opts.store, ingestJobs);
     for (const task of MAINTENANCE_TASKS) {
       await queue(QUEUE.maintenance).upsertJobScheduler(task, { every: opts.reconcileEveryMs ?? 60_000 }, { name: task, data: {} });
     }
@@ -99,6 +106,7 @@ export async function startJobSystem(opts: JobSystemOptions): Promise<JobSystem>
     reviews: brandReviews,
     adReviews,
     audienceJobs,
+    ingestJobs,
     queue,
     async close(deadlineMs) {
       let timer: NodeJS.Timeout | undefined;

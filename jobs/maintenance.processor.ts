@@ -2,13 +2,21 @@ import { UnrecoverableError, type Job } from 'bullmq';
 import type { AudienceProcessingScheduler } from '../src/domain/audiences/audiences.js';
 import type { Store } from '../src/store/store.js';
 import { reconcileAudiences } from './audience-processing.js';
+import type { IngestScheduler } from '../src/ingest/ingest-runs.js';
+import { reconcileIngestRuns } from './ingest.js';
 import { MAINTENANCE_TASKS, MaintenancePayload, type MaintenanceTask } from './payloads.js';
 import type { ReviewJobs } from './review-jobs.js';
 
 const isTask = (name: string): name is MaintenanceTask => (MAINTENANCE_TASKS as readonly string[]).includes(name);
 
 /** Periodic upkeep; each task is idempotent, so a repeated or late run is harmless. */
-export function maintenanceProcessor(deps: { store: Store; brandReviews: ReviewJobs; adReviews: ReviewJobs; audiences: AudienceProcessingScheduler }) {
+export function maintenanceProcessor(deps: {
+  store: Store;
+  brandReviews: ReviewJobs;
+  adReviews: ReviewJobs;
+  audiences: AudienceProcessingScheduler;
+  ingest: IngestScheduler;
+}) {
   return async (job: Job): Promise<{ requeued: number }> => {
     if (!isTask(job.name) || !MaintenancePayload.safeParse(job.data).success) {
       throw new UnrecoverableError(`unknown maintenance job ${job.name}`);
@@ -20,6 +28,8 @@ export function maintenanceProcessor(deps: { store: Store; brandReviews: ReviewJ
         return { requeued: await deps.adReviews.reconcile() };
       case 'reconcile-audiences':
         return { requeued: await reconcileAudiences(deps.store, deps.audiences) };
+      case 'reconcile-ingest-runs':
+        return { requeued: await reconcileIngestRuns(deps.store, deps.ingest) };
     }
   };
 }

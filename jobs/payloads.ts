@@ -13,7 +13,9 @@ export type ReviewPayload = z.infer<typeof ReviewPayload>;
 export const AudienceProcessingPayload = z.object({ audienceId: z.string().min(1) }).strict();
 export type AudienceProcessingPayload = z.infer<typeof AudienceProcessingPayload>;
 
+export const IngestPayload = z.object({ runId: z.string().min(1) }).strict();
+
 /** Maintenance jobs carry no data; the job name says what to do. */
 export const MaintenancePayload = z.object({}).strict();
-export const MAINTENANCE_TASKS = ['reconcile-brand-reviews', 'reconcile-ad-reviews', 'reconcile-audiences'] as const;
+export const MAINTENANCE_TASKS = ['reconcile-brand-reviews', 'reconcile-ad-reviews', 'reconcile-audiences', 'reconcile-ingest-runs'] as const;
 export type MaintenanceTask = (typeof MAINTENANCE_TASKS)[number];

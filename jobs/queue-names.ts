@@ -9,6 +9,7 @@ export const QUEUE = {
   brandReview: 'brand-review',
   adReview: 'ad-review',
   audienceProcessing: 'audience-processing',
+  ingest: 'ingest',
   /** Periodic upkeep (reconcilers), driven by job schedulers. */
   maintenance: 'maintenance',
 } as const;

@@ -5,6 +5,7 @@ import type { Config } from './config.js';
 import type { BrandReviewScheduler } from './domain/accounts/accounts.js';
 import type { AdReviewScheduler } from './domain/ads/ads.js';
 import type { AudienceProcessingScheduler } from './domain/audiences/audiences.js';
+import type { IngestScheduler } from './ingest/ingest-runs.js';
 import { ID_PREFIX, newId } from './ids.js';
 import { installAuth } from './http/plugins/auth.js';
 import { installErrorHandling, sendError } from './http/plugins/error-handler.js';
@@ -15,6 +16,7 @@ import { adGroupRoutes } from './http/routes/ad-group-routes.js';
 import { adRoutes } from './http/routes/ad-routes.js';
 import { audienceRoutes } from './http/routes/audience-routes.js';
 import { campaignRoutes } from './http/routes/campaign-routes.js';
+import { eventRoutes } from './http/routes/event-routes.js';
 import { eventSettingRoutes } from './http/routes/event-setting-routes.js';
 import { fileRoutes } from './http/routes/file-routes.js';
 import { geoLookupRoutes } from './http/routes/geo-lookup-routes.js';
@@ -31,6 +33,7 @@ export interface AppDeps {
   reviews: BrandReviewScheduler;
   audienceJobs: AudienceProcessingScheduler;
   adReviews: AdReviewScheduler;
+  ingestJobs: IngestScheduler;
   /** Fault injection for tests (the 503 path of daily spend-limit mutations). */
   spendLimitFaults?: { afterDailyCommit?: () => void };
 }
@@ -88,6 +91,7 @@ export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise
       adGroupRoutes(v1, deps);
       adRoutes(v1, deps);
       spendLimitRoutes(v1, deps);
+      eventRoutes(v1, deps);
       await fileRoutes(v1, deps);
       options.extraRoutes?.(v1);
     },

@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import type { Writable } from 'node:stream';
 import { Command, CommanderError, Option } from 'commander';
 import { sendAdminCommand } from './admin/admin-client.js';
@@ -7,6 +8,7 @@ import { systemClock } from './clock.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { ACCOUNT_FEATURES } from './domain/accounts/account-schemas.js';
 import { ApiError } from './errors/api-error.js';
+import { processRun, type IngestRun } from './ingest/ingest-runs.js';
 import { createLogger } from './logger.js';
 import { ensureDemoAccount } from './runtime/demo.js';
 import { RedisUnavailableError } from './runtime/redis.js';
@@ -55,6 +57,34 @@ async function execute<N extends CommandName>(config: Config, name: N, input: un
   try {
     await migrate(store, systemClock);
     return await runCommand({ store, clock: systemClock, config }, name, input);
+  } finally {
+    await store.close();
+  }
+}
+
+/** `adsvc ingest`: start a run (through serve, or here), then wait for its end unless told not to. */
+async function ingest(config: Config, files: string[], account: string | null, wait: boolean): Promise<IngestRun> {
+  const input = { files: files.map((f) => resolve(f)), account };
+  const socket = adminSocketPath(config.dataDir);
+  const remote = await sendAdminCommand(socket, 'ingest.start', input);
+  if (remote.reached) {
+    let run = remote.result as IngestRun;
+    while (wait && (run.status === 'queued' || run.status === 'running')) {
+      await new Promise((r) => setTimeout(r, 200));
+      const next = await sendAdminCommand(socket, 'ingest.get', { run: run.id });
+      if (!next.reached) throw new CliFailure(`the service stopped while run ${run.id} was under way; it resumes when serve starts again`, 1);
+      run = next.result as IngestRun;
+    }
+    return run;
+  }
+  const store = await Store.open(databasePath(config.dataDir), { readers: 1 });
+  try {
+    await migrate(store, systemClock);
+    const ctx = { store, clock: systemClock, config };
+    const run = await runCommand(ctx, 'ingest.start', input);
+    // No service here: process now (or leave it queued for the next serve with --no-wait).
+    if (wait) await processRun(ctx, run.id);
+    return await runCommand(ctx, 'ingest.get', { run: run.id });
   } finally {
     await store.close();
   }
@@ -139,6 +169,25 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
     .action(async (opts: { account: string; timezone: string; json?: boolean }) => {
       const r = await execute(config(), 'accounts.set-timezone', { account: opts.account, timezone: opts.timezone });
       out(opts.json === true, r, () => `ad account ${r.id} now uses ${r.timezone}`);
+    });
+
+  program
+    .command('ingest')
+    .description('load event files (NDJSON/JSONL, CSV, optionally .gz, or Parquet) and report the run')
+    .argument('<files...>', 'event files; the format is chosen by the extension')
+    .option('--account <id>', 'every event must belong to this ad account')
+    .option('--no-wait', 'return once the run is recorded instead of waiting for its result')
+    .option('--json', 'print JSON')
+    .action(async (files: string[], opts: { account?: string; wait: boolean; json?: boolean }) => {
+      const run = await ingest(config(), files, opts.account ?? null, opts.wait);
+      out(opts.json === true, run, () =>
+        [
+          `run ${run.id}: ${run.status}${run.error ? ` (${run.error})` : ''}`,
+          `rows read ${run.rows_read}, stored ${run.stored}, duplicates ${run.duplicates}, quarantined ${run.quarantined}` +
+            (run.quarantined > 0 ? ` (${Object.entries(run.quarantined_by_reason).map(([r, n]) => `${r} ${n}`).join(', ')})` : ''),
+        ].join('\n'),
+      );
+      if (run.status === 'failed') exitCode = 1;
     });
 
   const keys = program.command('keys').description('manage API keys');

@@ -1,6 +1,9 @@
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
-import { createAccount, setAccountTimezone, toWireAccount, type AdAccount } from '../domain/accounts/accounts.js';
+import { z } from 'zod';
+import { createAccount, requireAccount, setAccountTimezone, toWireAccount, type AdAccount } from '../domain/accounts/accounts.js';
+import { parseOrThrow } from '../errors/zod-issues.js';
+import { createRun, describeFiles, getRun, type IngestRun, type IngestScheduler } from '../ingest/ingest-runs.js';
 import { dailyLimitExists } from '../domain/spend-limits/spend-limits.js';
 import { ACCOUNT_FEATURES, type AccountFeature } from '../domain/accounts/account-schemas.js';
 import { createApiKey, type CreatedKey } from '../domain/api-keys.js';
@@ -17,7 +20,12 @@ export interface CommandContext {
   store: Store;
   clock: Clock;
   config: Pick<Config, 'publicUrl'>;
+  /** Inside serve: runs are queued for its workers. In the CLI's own process: absent, and the CLI processes the run itself. */
+  ingestJobs?: IngestScheduler;
 }
+
+const IngestStartInput = z.object({ files: z.array(z.string().min(1)).min(1).max(1000), account: z.string().min(1).nullable().default(null) }).strict();
+const RunInput = z.object({ run: z.string().min(1) }).strict();
 
 export interface AdminAccount extends AdAccount {
   features: AccountFeature[];
@@ -43,6 +51,15 @@ export const COMMANDS = {
     return { account: toAdminAccount(account, ctx.config), api_key };
   },
   'keys.create': (ctx: CommandContext, input: unknown): Promise<CreatedKey> => createApiKey(ctx, input),
+  /** Records a run for the files (absolute paths) and queues it when a service is there to work. */
+  'ingest.start': async (ctx: CommandContext, input: unknown): Promise<IngestRun> => {
+    const req = parseOrThrow(IngestStartInput, input);
+    if (req.account !== null) await ApiError.naming('account', requireAccount(ctx, req.account));
+    const runId = await createRun(ctx, { accountId: req.account, origin: 'cli', files: describeFiles(req.files) });
+    await ctx.ingestJobs?.schedule(runId);
+    return getRun(ctx, runId, null);
+  },
+  'ingest.get': async (ctx: CommandContext, input: unknown): Promise<IngestRun> => getRun(ctx, parseOrThrow(RunInput, input).run, null),
   'accounts.set-timezone': async (ctx: CommandContext, input: unknown): Promise<AdminAccount> =>
     toAdminAccount(await setAccountTimezone({ ...ctx, dailyLimitExists: (a) => dailyLimitExists(ctx, a) }, input), ctx.config),
 } as const;

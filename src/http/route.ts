@@ -54,10 +54,11 @@ export function route<P extends z.ZodType = z.ZodObject, Q extends z.ZodType = t
       const params = parseOrThrow(paramsSchema, request.params);
       const query = parseOrThrow(querySchema, request.query);
       const body = parseOrThrow(bodySchema, request.body);
-      const run = async () => ({
-        status: spec.status ?? 200,
-        body: await spec.handler({ params, query, body, auth, request, reply } as RouteInput<z.output<P>, z.output<Q>, z.output<B>>),
-      });
+      const run = async () => {
+        const out = await spec.handler({ params, query, body, auth, request, reply } as RouteInput<z.output<P>, z.output<Q>, z.output<B>>);
+        // A handler that set its own status (e.g. 200 for a check-only request on a 202 route) keeps it.
+        return { status: reply.statusCode !== 200 ? reply.statusCode : (spec.status ?? 200), body: out };
+      };
       const header = request.headers['idempotency-key'];
       if (spec.idempotent === undefined || header === undefined) {
         const out = await run();

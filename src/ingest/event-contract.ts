@@ -28,6 +28,7 @@ export type EventField = (typeof EVENT_FIELDS)[number];
 
 export const QUARANTINE_REASONS = [
   'invalid_json',
+  'malformed_row',
   'missing_field',
   'invalid_value',
   'unknown_ad',

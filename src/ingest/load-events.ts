@@ -3,7 +3,7 @@ import type { Clock } from '../clock.js';
 import { randomToken } from '../ids.js';
 import type { Queryable, Store } from '../store/store.js';
 import { DEVICES, EVENT_FIELDS, EVENT_TYPES, MAX_FUTURE_US, MIN_EVENT_TIME_US, PLATFORMS, QUARANTINE_REASONS, type EventFileFormat, type QuarantineReason } from './event-contract.js';
-import { columnsQuery, stageQuery } from './stage-sql.js';
+import { FIRST_LINE, PARQUET_COLUMNS, stageLeftovers, stageStatements } from './stage-sql.js';
 
 /**
  * Loads one event file in one write transaction: stage it with DuckDB's
@@ -43,7 +43,7 @@ END`;
 
 /** The first rule a staged row breaks (EVENTS.md, Fields), or NULL when it keeps them all. */
 const REASON = `CASE
-  WHEN NOT s.parsed THEN 'invalid_json'
+  WHEN s.parse_error IS NOT NULL THEN s.parse_error
   WHEN s.event_id IS NULL OR s.type IS NULL OR s.timestamp IS NULL THEN 'missing_field'
   WHEN s.wrong_type THEN 'invalid_value'
   WHEN length(s.event_id) > 128 THEN 'invalid_value'
@@ -74,19 +74,31 @@ END`;
 
 const Counts = z.object({ rows_read: z.number(), valid: z.number(), stored: z.number(), quarantined: z.number() });
 
-async function presentColumns(db: Queryable, req: LoadRequest): Promise<string[]> {
+/** The file's own column names: the CSV header line, or the Parquet schema. */
+async function fileColumns(db: Queryable, req: LoadRequest): Promise<string[]> {
   if (req.format === 'ndjson') return [...EVENT_FIELDS];
-  return (await db.all(columnsQuery(req.format), { path: req.path })).map((r) => String(r['column_name']));
+  if (req.format === 'parquet') return (await db.all(PARQUET_COLUMNS, { path: req.path })).map((r) => String(r['column_name']));
+  const header = String((await db.get(FIRST_LINE, { path: req.path }))?.['line'] ?? '');
+  return header.split(',').map((c) => c.trim().replace(/^"(.*)"$/, '$1').replace(/^\uFEFF/, ''));
 }
 
-export async function loadEventFile(deps: { store: Store; clock: Clock }, req: LoadRequest): Promise<LoadSummary> {
+export async function loadEventFile(
+  deps: { store: Store; clock: Clock },
+  req: LoadRequest,
+  options: {
+    /** Runs inside the load's transaction, so bookkeeping commits with the data. */
+    beforeCommit?: (tx: Queryable, summary: LoadSummary) => Promise<void>;
+    /** Check only: report what would happen, then roll everything back. */
+    dryRun?: boolean;
+  } = {},
+): Promise<LoadSummary> {
   const nowUs = deps.clock.nowMs() * 1000;
   const tag = randomToken(8);
   const [stage, checked, fresh] = [`stage_${tag}`, `checked_${tag}`, `fresh_${tag}`];
-  return deps.store.transaction(async (tx) => {
+  const run = deps.store.transaction(async (tx) => {
     try {
-      const present = await presentColumns(tx, req);
-      await tx.run(`CREATE TEMP TABLE ${stage} AS ${stageQuery(req.format, present)}`, { path: req.path });
+      const columns = await fileColumns(tx, req);
+      for (const statement of stageStatements(req.format, stage, columns, tag)) await tx.run(statement, { path: req.path });
       // Typed columns and the owning account (from the ad for impressions and clicks).
       await tx.run(
         `CREATE TEMP TABLE ${checked} AS
@@ -137,11 +149,33 @@ export async function loadEventFile(deps: { store: Store; clock: Clock }, req: L
         const reason = z.enum(QUARANTINE_REASONS).parse(r['reason']);
         byReason[reason] = Number(r['n']);
       }
-      return { rows_read: counts.rows_read, stored: counts.stored, duplicates: counts.valid - counts.stored, quarantined: counts.quarantined, quarantined_by_reason: byReason };
+      const summary: LoadSummary = {
+        rows_read: counts.rows_read,
+        stored: counts.stored,
+        duplicates: counts.valid - counts.stored,
+        quarantined: counts.quarantined,
+        quarantined_by_reason: byReason,
+      };
+      if (options.dryRun) throw new DryRunDone(summary);
+      await options.beforeCommit?.(tx, summary);
+      return summary;
     } finally {
-      for (const t of [stage, checked, fresh]) await tx.run(`DROP TABLE IF EXISTS ${t}`).catch(() => undefined);
+      for (const t of [stage, checked, fresh, ...stageLeftovers(tag)]) await tx.run(`DROP TABLE IF EXISTS ${t}`).catch(() => undefined);
     }
   });
+  try {
+    return await run;
+  } catch (err) {
+    // A dry run ends by throwing, which rolls the transaction back.
+    if (err instanceof DryRunDone) return err.summary;
+    throw err;
+  }
+}
+
+class DryRunDone extends Error {
+  constructor(readonly summary: LoadSummary) {
+    super('dry run');
+  }
 }
 
 /**

@@ -8,56 +8,83 @@ import { EVENT_FIELDS, type EventFileFormat } from './event-contract.js';
  * contract, never from the file.
  */
 
+const LINES = `SELECT row_number() OVER () AS line_no, line
+  FROM read_csv($path, columns = {'line': 'VARCHAR'}, header = false, delim = chr(0), quote = '', escape = '',
+                auto_detect = false, strict_mode = false, parallel = false, compression = 'auto')`;
+
+/** The text of line 1 (a CSV header), read the same way as NDJSON lines. */
+export const FIRST_LINE = `SELECT line FROM (${LINES}) WHERE line_no = 1`;
+
 /** NDJSON: lines read as text in file order (NUL never occurs in JSON text), then parsed in SQL. */
-function ndjsonStage(): string {
+function ndjsonStage(stage: string): string[] {
   const fields = EVENT_FIELDS.map(
     (f) => `CASE WHEN json_type(j, '$.${f}') IN ('VARCHAR','BIGINT','UBIGINT','DOUBLE') THEN json_extract_string(j, '$.${f}') END AS ${f}`,
   );
   // A field sent as an object, array or boolean is a wrong type, not an absent one.
   const wrongType = EVENT_FIELDS.map((f) => `coalesce(json_type(j, '$.${f}') IN ('OBJECT','ARRAY','BOOLEAN'), false)`).join(' OR ');
-  return `
-    WITH lines AS (
-      SELECT row_number() OVER () AS line_no, line
-      FROM read_csv($path, columns = {'line': 'VARCHAR'}, header = false, delim = chr(0), quote = '', escape = '',
-                    auto_detect = false, strict_mode = false, parallel = false, compression = 'auto')
-    ), parsed AS (
-      SELECT line_no, line, CASE WHEN json_valid(line) AND json_type(line::JSON) = 'OBJECT' THEN line::JSON END AS j
-      FROM lines WHERE line IS NOT NULL AND trim(line) <> ''
-    )
-    SELECT line_no, line AS raw, j IS NOT NULL AS parsed, coalesce(${wrongType}, false) AS wrong_type, ${fields.join(', ')}
-    FROM parsed`;
+  return [
+    `CREATE TEMP TABLE ${stage} AS
+     WITH parsed AS (
+       SELECT line_no, line, CASE WHEN json_valid(line) AND json_type(line::JSON) = 'OBJECT' THEN line::JSON END AS j
+       FROM (${LINES}) WHERE line IS NOT NULL AND trim(line) <> ''
+     )
+     SELECT line_no, line AS raw, CASE WHEN j IS NULL THEN 'invalid_json' END AS parse_error, coalesce(${wrongType}, false) AS wrong_type,
+       ${fields.join(', ')}
+     FROM parsed`,
+  ];
 }
 
-/** CSV with a header row; `present` are the contract columns the header has (others are NULL). */
-function csvStage(present: readonly string[]): string {
-  const fields = EVENT_FIELDS.map((f) => (present.includes(f) ? `nullif(trim("${f}"), '') AS ${f}` : `NULL::VARCHAR AS ${f}`));
-  return `
-    SELECT row_number() OVER () + 1 AS line_no, NULL::VARCHAR AS raw, true AS parsed, false AS wrong_type, ${fields.join(', ')}
-    FROM read_csv($path, header = true, all_varchar = true, parallel = false, compression = 'auto')`;
+/**
+ * CSV with a header row, read with a fixed dialect (comma, double quotes) and
+ * the header's own columns: DuckDB's sniffer may otherwise take a malformed
+ * row for the header and skip what comes before it. Malformed rows are kept
+ * as rejects and quarantined; a record's line number is its place among the
+ * lines that were not rejected (records are one line each).
+ */
+function csvStage(stage: string, header: readonly string[], tag: string): string[] {
+  const columns = header.map((c) => `'${c.replaceAll("'", "''")}': 'VARCHAR'`).join(', ');
+  const fields = EVENT_FIELDS.map((f) => (header.includes(f) ? `nullif(trim(r."${f}"), '') AS ${f}` : `NULL::VARCHAR AS ${f}`));
+  return [
+    `CREATE TEMP TABLE recs_${tag} AS
+     SELECT row_number() OVER () AS k, * FROM read_csv($path, columns = {${columns}}, header = true, auto_detect = false,
+       delim = ',', quote = '"', escape = '"', strict_mode = true, parallel = false, compression = 'auto',
+       store_rejects = true, ignore_errors = true, rejects_table = 'rej_${tag}', rejects_scan = 'rejscan_${tag}')`,
+    `CREATE TEMP TABLE ${stage} AS
+     WITH good AS (
+       SELECT line_no, row_number() OVER (ORDER BY line_no) AS k FROM (${LINES})
+       WHERE line_no > 1 AND line IS NOT NULL AND trim(line) <> '' AND line_no NOT IN (SELECT line FROM rej_${tag})
+     )
+     SELECT g.line_no, NULL::VARCHAR AS raw, NULL::VARCHAR AS parse_error, false AS wrong_type, ${fields.join(', ')}
+     FROM recs_${tag} r JOIN good g USING (k)
+     UNION ALL
+     SELECT line, any_value(csv_line), 'malformed_row', false, ${EVENT_FIELDS.map((f) => `NULL::VARCHAR AS ${f}`).join(', ')}
+     FROM rej_${tag} GROUP BY line`,
+  ];
 }
 
 /** Parquet: columns of the contract cast to text; a row's number is its position in the file. */
-function parquetStage(present: readonly string[]): string {
+function parquetStage(stage: string, present: readonly string[]): string[] {
   const fields = EVENT_FIELDS.map((f) => (present.includes(f) ? `CAST("${f}" AS VARCHAR) AS ${f}` : `NULL::VARCHAR AS ${f}`));
-  return `
-    SELECT row_number() OVER () AS line_no, NULL::VARCHAR AS raw, true AS parsed, false AS wrong_type, ${fields.join(', ')}
-    FROM read_parquet($path)`;
+  return [
+    `CREATE TEMP TABLE ${stage} AS
+     SELECT row_number() OVER () AS line_no, NULL::VARCHAR AS raw, NULL::VARCHAR AS parse_error, false AS wrong_type, ${fields.join(', ')}
+     FROM read_parquet($path)`,
+  ];
 }
 
-export function stageQuery(format: EventFileFormat, present: readonly string[]): string {
+/** Statements that fill the staging table `stage`; `columns` are the file's own column names (CSV header, Parquet schema). */
+export function stageStatements(format: EventFileFormat, stage: string, columns: readonly string[], tag: string): string[] {
   switch (format) {
     case 'ndjson':
-      return ndjsonStage();
+      return ndjsonStage(stage);
     case 'csv':
-      return csvStage(present);
+      return csvStage(stage, columns, tag);
     case 'parquet':
-      return parquetStage(present);
+      return parquetStage(stage, columns);
   }
 }
 
-/** The statement that lists a CSV or Parquet file's column names (to know which contract fields it has). */
-export function columnsQuery(format: 'csv' | 'parquet'): string {
-  return format === 'csv'
-    ? `SELECT column_name FROM (DESCRIBE SELECT * FROM read_csv($path, header = true, all_varchar = true, compression = 'auto'))`
-    : `SELECT column_name FROM (DESCRIBE SELECT * FROM read_parquet($path))`;
-}
+/** Temporary tables a stage may leave besides the stage itself. */
+export const stageLeftovers = (tag: string): string[] => [`recs_${tag}`, `rej_${tag}`, `rejscan_${tag}`];
+
+export const PARQUET_COLUMNS = `SELECT column_name FROM (DESCRIBE SELECT * FROM read_parquet($path))`;

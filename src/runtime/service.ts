@@ -70,12 +70,12 @@ export async function startService(opts: ServiceOptions): Promise<Service> {
     cleanups.push(() => jobs.close(config.shutdownTimeoutMs));
 
     // Fastify gets the process logger so request logs and job logs share one stream.
-    const app = await buildApp({ config, store, clock, reviews: jobs.reviews, audienceJobs: jobs.audienceJobs, adReviews: jobs.adReviews }, { logger: log });
+    const app = await buildApp({ config, store, clock, reviews: jobs.reviews, audienceJobs: jobs.audienceJobs, adReviews: jobs.adReviews, ingestJobs: jobs.ingestJobs }, { logger: log });
     await app.listen({ port: config.port, host: config.host });
     cleanups.push(() => app.close());
     const port = (app.server.address() as AddressInfo).port;
 
-    const admin = await startAdminServer(adminSocketPath(config.dataDir), { store, clock, config }, log);
+    const admin = await startAdminServer(adminSocketPath(config.dataDir), { store, clock, config, ingestJobs: jobs.ingestJobs }, log);
     cleanups.push(() => admin.close());
 
     const url = `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${port}`;

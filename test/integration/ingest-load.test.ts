@@ -187,3 +187,19 @@ describe('CSV and Parquet', () => {
     expect(stored).toEqual(expected);
   });
 });
+
+describe('malformed CSV rows', () => {
+  it('are quarantined with their line, and the rows after them keep theirs', async () => {
+    const [a] = accts as [Acct];
+    const path = join(t.dataDir, 'malformed.csv');
+    const ok = (id: string) => `${id},impression,${NOW},${a.ads[0]},7`;
+    writeFileSync(path, ['event_id,type,timestamp,ad_id,cost_micros', ok('m1'), 'm2,impression,too,many,fields,here', ok('m3'), `m4,impression,${NOW},ad_nope,1`, ok('m5')].join('\n') + '\n');
+    const summary = await load(path, { format: 'csv', runId: 'run_malformed' });
+    expect(summary).toMatchObject({ rows_read: 5, stored: 3, quarantined: 2, quarantined_by_reason: { malformed_row: 1, unknown_ad: 1 } });
+    const q = await t.store.all("SELECT line_no, reason FROM event_quarantine WHERE run_id = 'run_malformed' ORDER BY line_no");
+    expect(q).toEqual([
+      { line_no: 3, reason: 'malformed_row' },
+      { line_no: 5, reason: 'unknown_ad' },
+    ]);
+  });
+});

@@ -4,6 +4,7 @@ import { ManualClock } from '../../src/clock.js';
 import type { BrandReviewScheduler } from '../../src/domain/accounts/accounts.js';
 import type { AdReviewScheduler } from '../../src/domain/ads/ads.js';
 import type { AudienceProcessingScheduler } from '../../src/domain/audiences/audiences.js';
+import type { IngestScheduler } from '../../src/ingest/ingest-runs.js';
 import type { Store } from '../../src/store/store.js';
 import { openMigratedStore, tempDir, testConfig } from './context.js';
 
@@ -18,12 +19,14 @@ export interface TestApp {
   audiencesQueued: string[];
   /** Ad reviews the app asked to schedule (when no real job system is given). */
   adReviewsQueued: { adId: string; reviewSeq: number }[];
+  /** Ingest runs the app asked to process (when no real job system is given). */
+  ingestQueued: string[];
   close(): Promise<void>;
 }
 
 /** The real app over a temp DuckDB; reviews are recorded unless a scheduler is passed. */
 export async function startTestApp(
-  opts: AppOptions & { reviews?: BrandReviewScheduler; audienceJobs?: AudienceProcessingScheduler; adReviews?: AdReviewScheduler; spendLimitFaults?: { afterDailyCommit?: () => void }; clock?: ManualClock; env?: Record<string, string> } = {},
+  opts: AppOptions & { reviews?: BrandReviewScheduler; audienceJobs?: AudienceProcessingScheduler; adReviews?: AdReviewScheduler; ingestJobs?: IngestScheduler; spendLimitFaults?: { afterDailyCommit?: () => void }; clock?: ManualClock; env?: Record<string, string> } = {},
 ): Promise<TestApp> {
   const dir = tempDir();
   const clock = opts.clock ?? new ManualClock(Date.UTC(2026, 10, 22, 12));
@@ -46,8 +49,14 @@ export async function startTestApp(
       adReviewsQueued.push({ adId, reviewSeq });
     },
   };
+  const ingestQueued: string[] = [];
+  const ingestJobs: IngestScheduler = opts.ingestJobs ?? {
+    schedule: async (runId) => {
+      ingestQueued.push(runId);
+    },
+  };
   const app = await buildApp(
-    { config: testConfig(dir.path, opts.env), store, clock, reviews, audienceJobs, adReviews, ...(opts.spendLimitFaults ? { spendLimitFaults: opts.spendLimitFaults } : {}) },
+    { config: testConfig(dir.path, opts.env), store, clock, reviews, audienceJobs, adReviews, ingestJobs, ...(opts.spendLimitFaults ? { spendLimitFaults: opts.spendLimitFaults } : {}) },
     opts,
   );
   await app.ready();
@@ -59,6 +68,7 @@ export async function startTestApp(
     scheduled,
     audiencesQueued,
     adReviewsQueued,
+    ingestQueued,
     async close() {
       await app.close();
       await store.close();

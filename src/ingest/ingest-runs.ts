@@ -1,0 +1,210 @@
+import { existsSync, statSync } from 'node:fs';
+import { isAbsolute } from 'node:path';
+import { z } from 'zod';
+import type { Clock } from '../clock.js';
+import { ApiError } from '../errors/api-error.js';
+import { newId } from '../ids.js';
+import type { Row, Store } from '../store/store.js';
+import { formatOf, QUARANTINE_REASONS, type EventFileFormat } from './event-contract.js';
+import { loadEventFile, type LoadSummary } from './load-events.js';
+
+/**
+ * Ingest runs (issue: event pipeline, item 1): a run names files, each loaded
+ * in its own transaction together with its `done` mark, so processing a run
+ * again (a job retry, a restart after kill -9) resumes where it stopped and
+ * never stores an event twice.
+ */
+export const RUN_PREFIX = 'irun_';
+export const RUN_STATUSES = ['queued', 'running', 'succeeded', 'failed'] as const;
+export type RunStatus = (typeof RUN_STATUSES)[number];
+
+export interface RunFile {
+  path: string;
+  format: EventFileFormat;
+  source: string;
+}
+
+interface Deps {
+  store: Store;
+  clock: Clock;
+}
+
+const RunRow = z.object({
+  id: z.string(),
+  ad_account_id: z.string().nullable(),
+  origin: z.string(),
+  status: z.enum(RUN_STATUSES),
+  error: z.string().nullable(),
+  created_at_ms: z.number(),
+  started_at_ms: z.number().nullable(),
+  finished_at_ms: z.number().nullable(),
+});
+const FileRow = z.object({
+  file_index: z.number(),
+  path: z.string(),
+  format: z.enum(['ndjson', 'csv', 'parquet']),
+  source: z.string(),
+  done: z.boolean(),
+  rows_read: z.number(),
+  stored: z.number(),
+  duplicates: z.number(),
+  quarantined: z.number(),
+  quarantined_by_reason: z.string().transform((s) => z.partialRecord(z.enum(QUARANTINE_REASONS), z.number()).parse(JSON.parse(s))),
+});
+
+/** Files named on the command line: absolute, existing, of a known format. */
+export function describeFiles(paths: readonly string[]): RunFile[] {
+  return paths.map((path, i) => {
+    const param = `files[${i}]`;
+    if (!isAbsolute(path)) throw new ApiError('invalid_value', `${path} is not an absolute path.`, { param });
+    if (!existsSync(path) || !statSync(path).isFile()) throw new ApiError('invalid_value', `${path} does not exist or is not a file.`, { param });
+    const format = formatOf(path);
+    if (!format) throw new ApiError('invalid_value', `${path}: the format is chosen by the extension (.ndjson, .jsonl, .csv, optionally .gz, or .parquet).`, { param });
+    return { path, format, source: path };
+  });
+}
+
+export async function createRun(deps: Deps, req: { accountId: string | null; origin: 'cli' | 'api'; files: RunFile[] }): Promise<string> {
+  const id = newId(RUN_PREFIX);
+  await deps.store.transaction(async (tx) => {
+    await tx.run('INSERT INTO ingest_runs VALUES ($id, $account, $origin, $status, NULL, $now, NULL, NULL)', {
+      id,
+      account: req.accountId,
+      origin: req.origin,
+      status: 'queued',
+      now: deps.clock.nowMs(),
+    });
+    for (const [i, f] of req.files.entries()) {
+      await tx.run("INSERT INTO ingest_run_files VALUES ($run, $i, $path, $format, $source, false, 0, 0, 0, 0, '{}')", {
+        run: id,
+        i,
+        path: f.path,
+        format: f.format,
+        source: f.source,
+      });
+    }
+  });
+  return id;
+}
+
+async function readRun(store: Store, runId: string) {
+  const run = await store.get('SELECT * FROM ingest_runs WHERE id = $id', { id: runId });
+  if (!run) return undefined;
+  const files = (await store.all('SELECT * FROM ingest_run_files WHERE run_id = $id ORDER BY file_index', { id: runId })).map((r: Row) => FileRow.parse(r));
+  return { run: RunRow.parse(run), files };
+}
+
+/** Does the work of a run; safe to call again for the same run at any point. */
+export async function processRun(deps: Deps, runId: string): Promise<RunStatus | undefined> {
+  const state = await readRun(deps.store, runId);
+  if (!state) return undefined;
+  if (state.run.status === 'succeeded' || state.run.status === 'failed') return state.run.status;
+  await deps.store.run("UPDATE ingest_runs SET status = 'running', started_at_ms = coalesce(started_at_ms, $now) WHERE id = $id", { id: runId, now: deps.clock.nowMs() });
+  for (const f of state.files.filter((x) => !x.done)) {
+    try {
+      await loadEventFile(
+        deps,
+        { runId, path: f.path, format: f.format, source: f.source, scopeAccountId: state.run.ad_account_id },
+        {
+          beforeCommit: (tx, s: LoadSummary) =>
+            tx.run(
+              `UPDATE ingest_run_files SET done = true, rows_read = $rows_read, stored = $stored, duplicates = $duplicates,
+                 quarantined = $quarantined, quarantined_by_reason = $by_reason WHERE run_id = $run AND file_index = $i`,
+              { run: runId, i: f.file_index, rows_read: s.rows_read, stored: s.stored, duplicates: s.duplicates, quarantined: s.quarantined, by_reason: JSON.stringify(s.quarantined_by_reason) },
+            ),
+        },
+      );
+    } catch (err) {
+      // A file that cannot be read as its format fails the run, with the reader's words.
+      const message = err instanceof Error ? err.message.split('\n')[0] : String(err);
+      await deps.store.run("UPDATE ingest_runs SET status = 'failed', error = $error, finished_at_ms = $now WHERE id = $id", {
+        id: runId,
+        error: `${f.source}: ${message}`,
+        now: deps.clock.nowMs(),
+      });
+      return 'failed';
+    }
+  }
+  await deps.store.run("UPDATE ingest_runs SET status = 'succeeded', finished_at_ms = $now WHERE id = $id", { id: runId, now: deps.clock.nowMs() });
+  return 'succeeded';
+}
+
+export interface IngestRun {
+  id: string;
+  object: 'ingest_run';
+  status: RunStatus;
+  origin: string;
+  ad_account_id: string | null;
+  files: { source: string; format: EventFileFormat; done: boolean; rows_read: number; stored: number; duplicates: number; quarantined: number }[];
+  rows_read: number;
+  stored: number;
+  duplicates: number;
+  quarantined: number;
+  quarantined_by_reason: Record<string, number>;
+  error: string | null;
+  created_at: number;
+  started_at: number | null;
+  finished_at: number | null;
+  duration_ms: number | null;
+}
+
+/** A run as clients read it; with `accountId`, only that account's runs exist (404 otherwise). */
+export async function getRun(deps: Pick<Deps, 'store'>, runId: string, accountId: string | null): Promise<IngestRun> {
+  const state = await readRun(deps.store, runId);
+  if (!state || (accountId !== null && state.run.ad_account_id !== accountId)) throw ApiError.notFound('ingest run', runId);
+  const { run, files } = state;
+  const sum = (k: 'rows_read' | 'stored' | 'duplicates' | 'quarantined') => files.reduce((n, f) => n + f[k], 0);
+  const byReason: Record<string, number> = {};
+  for (const f of files) for (const [r, n] of Object.entries(f.quarantined_by_reason)) byReason[r] = (byReason[r] ?? 0) + (n ?? 0);
+  const secs = (ms: number | null) => (ms === null ? null : Math.floor(ms / 1000));
+  return {
+    id: run.id,
+    object: 'ingest_run',
+    status: run.status,
+    origin: run.origin,
+    ad_account_id: run.ad_account_id,
+    files: files.map((f) => ({ source: f.source, format: f.format, done: f.done, rows_read: f.rows_read, stored: f.stored, duplicates: f.duplicates, quarantined: f.quarantined })),
+    rows_read: sum('rows_read'),
+    stored: sum('stored'),
+    duplicates: sum('duplicates'),
+    quarantined: sum('quarantined'),
+    quarantined_by_reason: byReason,
+    error: run.error,
+    created_at: Math.floor(run.created_at_ms / 1000),
+    started_at: secs(run.started_at_ms),
+    finished_at: secs(run.finished_at_ms),
+    duration_ms: run.started_at_ms !== null && run.finished_at_ms !== null ? run.finished_at_ms - run.started_at_ms : null,
+  };
+}
+
+export interface QuarantinedRow {
+  source: string;
+  line_no: number;
+  reason: string;
+  raw: string | null;
+}
+
+/** The quarantined rows of a run in line order, `limit` from after a line of a source. */
+export async function listQuarantine(
+  deps: Pick<Deps, 'store'>,
+  runId: string,
+  accountId: string | null,
+  page: { limit: number; after_line?: number | undefined },
+): Promise<{ object: 'list'; data: QuarantinedRow[]; has_more: boolean }> {
+  await getRun(deps, runId, accountId);
+  const rows = await deps.store.all(
+    'SELECT source, line_no, reason, raw FROM event_quarantine WHERE run_id = $run AND line_no > $after ORDER BY line_no, source LIMIT $limit',
+    { run: runId, after: page.after_line ?? 0, limit: page.limit + 1 },
+  );
+  const data = rows.slice(0, page.limit).map((r) => ({ source: String(r['source']), line_no: Number(r['line_no']), reason: String(r['reason']), raw: r['raw'] === null ? null : String(r['raw']) }));
+  return { object: 'list', data, has_more: rows.length > page.limit };
+}
+
+export async function pendingRunIds(store: Store): Promise<string[]> {
+  return (await store.all("SELECT id FROM ingest_runs WHERE status IN ('queued', 'running') ORDER BY created_at_ms")).map((r) => String(r['id']));
+}
+
+/** Queues the processing of a run; implemented over BullMQ in jobs/. */
+export interface IngestScheduler {
+  schedule(runId: string): Promise<void>;
+}

@@ -1,0 +1,112 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startJobSystem, type JobSystem } from '../../jobs/job-system.js';
+import { ManualClock } from '../../src/clock.js';
+import { processRun } from '../../src/ingest/ingest-runs.js';
+import { bearer, deleteRedisPrefix, makeAccount, quietLog, redisUrl, uniquePrefix } from '../support/context.js';
+import { insertFile } from '../support/files.js';
+import { startTestApp, type TestApp } from '../support/app.js';
+
+const NOW = Date.UTC(2026, 10, 22, 12);
+let t: TestApp;
+let a: { accountId: string; key: string; ad: string };
+let b: { accountId: string; key: string; ad: string };
+
+async function withAd(app: TestApp) {
+  const acct = await makeAccount(app);
+  const post = async (url: string, payload: object) => (await app.app.inject({ method: 'POST', url, headers: bearer(acct.key), payload })).json().id as string;
+  const campaign = await post('/v1/campaigns', { name: 'Events', status: 'active', budget: { lifetime_spend_limit_micros: 1_000_000 } });
+  const group = await post('/v1/ad_groups', { campaign_id: campaign, name: 'Group', bidding_config: { max_bid_micros: 1 } });
+  const file = await insertFile(app.store, acct.accountId, null);
+  const ad = await post('/v1/ads', { ad_group_id: group, name: 'Ad', creative: { type: 'chat_card', title: 'Title', target_url: 'https://x.example', file_id: file } });
+  return { ...acct, ad };
+}
+
+beforeAll(async () => {
+  t = await startTestApp({ clock: new ManualClock(NOW) });
+  a = await withAd(t);
+  b = await withAd(t);
+});
+afterAll(() => t.close());
+
+const imp = (id: string, ad: string, extra: object = {}) => ({ event_id: id, type: 'impression', timestamp: NOW - 60_000, ad_id: ad, cost_micros: 1000, ...extra });
+const postEvents = (key: string, payload: unknown, headers: Record<string, string> = {}, qs = '') =>
+  t.app.inject({ method: 'POST', url: `/v1/events${qs}`, headers: { ...bearer(key), ...headers }, payload: payload as string });
+
+describe('POST /v1/events', () => {
+  it('records a run, and the run stores the batch for the key\'s account', async () => {
+    const res = await postEvents(a.key, { events: [imp('h1', a.ad), imp('h2', a.ad), imp('h3', b.ad), 'not an object', imp('h1', a.ad)] });
+    expect(res.statusCode, res.body).toBe(202);
+    const run = res.json();
+    expect(run).toMatchObject({ id: expect.stringMatching(/^irun_/), object: 'ingest_run', status: 'queued', origin: 'api', ad_account_id: a.accountId });
+    expect(t.ingestQueued).toContain(run.id);
+    expect(await processRun(t, run.id)).toBe('succeeded');
+    const done = (await t.app.inject({ url: `/v1/ingest_runs/${run.id}`, headers: bearer(a.key) })).json();
+    expect(done).toMatchObject({ status: 'succeeded', rows_read: 5, stored: 2, duplicates: 1, quarantined: 2, quarantined_by_reason: { unknown_ad: 1, invalid_json: 1 } });
+    const q = (await t.app.inject({ url: `/v1/ingest_runs/${run.id}/quarantine`, headers: bearer(a.key) })).json();
+    expect(q.data.map((r: { line_no: number; reason: string }) => [r.line_no, r.reason])).toEqual([
+      [3, 'unknown_ad'],
+      [4, 'invalid_json'],
+    ]);
+    // Processing again changes nothing.
+    expect(await processRun(t, run.id)).toBe('succeeded');
+    expect(await t.store.get("SELECT count(*) AS n FROM events WHERE event_id IN ('h1', 'h2')")).toEqual({ n: 2 });
+    // Another account cannot see the run.
+    expect((await t.app.inject({ url: `/v1/ingest_runs/${run.id}`, headers: bearer(b.key) })).statusCode).toBe(404);
+  });
+
+  it('takes NDJSON bodies', async () => {
+    const body = [imp('n1', a.ad), imp('n2', a.ad)].map((e) => JSON.stringify(e)).join('\n') + '\n{broken\n';
+    const res = await postEvents(a.key, body, { 'content-type': 'application/x-ndjson' });
+    expect(res.statusCode, res.body).toBe(202);
+    await processRun(t, res.json().id);
+    expect((await t.app.inject({ url: `/v1/ingest_runs/${res.json().id}`, headers: bearer(a.key) })).json()).toMatchObject({ stored: 2, quarantined: 1 });
+  });
+
+  it('validate_only reports without storing', async () => {
+    const res = await postEvents(a.key, { events: [imp('v1', a.ad), imp('v2', b.ad)], validate_only: true });
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({ object: 'ingest_validation', rows_read: 2, stored: 1, duplicates: 0, quarantined: 1, quarantined_by_reason: { unknown_ad: 1 } });
+    expect(await t.store.get("SELECT count(*) AS n FROM events WHERE event_id = 'v1'")).toEqual({ n: 0 });
+    expect(await t.store.get("SELECT count(*) AS n FROM event_quarantine WHERE run_id = 'validate_only'")).toEqual({ n: 0 });
+  });
+
+  it.each([
+    [{}, 400, 'missing_required_parameter', 'events'],
+    [{ events: 'x' }, 400, 'invalid_type', 'events'],
+    [{ events: [] }, 400, 'invalid_value', 'events'],
+    [{ events: [1], colour: 'red' }, 400, 'unknown_parameter', 'colour'],
+    [{ events: [1], validate_only: 'yes' }, 400, 'invalid_type', 'validate_only'],
+    [{ events: Array.from({ length: 10_001 }, () => ({})) }, 413, 'request_too_large', 'events'],
+  ])('refuses %#', async (payload, status, code, param) => {
+    const res = await postEvents(a.key, payload);
+    expect(res.statusCode).toBe(status);
+    expect(res.json().error).toMatchObject({ code, param });
+  });
+});
+
+describe('ingest jobs (real Redis)', () => {
+  const cleanups: (() => Promise<void>)[] = [];
+  afterEach(async () => {
+    for (const fn of cleanups.splice(0).reverse()) await fn();
+  });
+
+  it('a worker processes the run the API recorded', async () => {
+    const prefix = uniquePrefix();
+    const clock = new ManualClock(NOW);
+    let jobs: JobSystem | undefined;
+    const app = await startTestApp({ clock, ingestJobs: { schedule: (id) => (jobs as JobSystem).ingestJobs.schedule(id) } });
+    jobs = await startJobSystem({ redisUrl: redisUrl(), prefix, store: app.store, clock, log: quietLog, dataDir: app.dataDir, audienceMinSize: 1, reviewDelayMs: 100 });
+    cleanups.push(() => app.close(), async () => void (await jobs?.close(5000)), () => deleteRedisPrefix(redisUrl(), prefix));
+    const acct = await withAd(app);
+    const res = await app.app.inject({ method: 'POST', url: '/v1/events', headers: bearer(acct.key), payload: { events: [imp('j1', acct.ad), imp('j2', acct.ad)] } });
+    const id = res.json().id as string;
+    const deadline = Date.now() + 15_000;
+    let run = res.json();
+    while (run.status !== 'succeeded' && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 50));
+      run = (await app.app.inject({ url: `/v1/ingest_runs/${id}`, headers: bearer(acct.key) })).json();
+    }
+    expect(run).toMatchObject({ status: 'succeeded', stored: 2 });
+    expect(await app.store.get('SELECT spent_micros FROM account_daily_spend WHERE ad_account_id = $a', { a: acct.accountId })).toEqual({ spent_micros: 2000 });
+  });
+});
