@@ -20,14 +20,16 @@ interface Args {
   suites: string[];
   seconds: number;
   connections: number;
+  events: number;
 }
 
 function parseArgs(argv: string[]): Args {
-  const args: Args = { suites: [], seconds: 10, connections: 16 };
+  const args: Args = { suites: [], seconds: 10, connections: 16, events: 1_000_000 };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i] as string;
     if (a === '--seconds') args.seconds = Number(argv[++i]);
     else if (a === '--connections') args.connections = Number(argv[++i]);
+    else if (a === '--events') args.events = Number(argv[++i]);
     else args.suites.push(a);
   }
   if (args.suites.length === 0) args.suites = ['http'];
@@ -88,7 +90,75 @@ async function httpSuite(args: Args): Promise<Record<string, string>> {
   }
 }
 
-const SUITES: Record<string, (a: Args) => Promise<Record<string, string>>> = { http: httpSuite };
+/**
+ * `ingest`: N generated impressions and clicks (as NDJSON, CSV and Parquet,
+ * written by DuckDB in a temp dir) loaded through the full loader (stage,
+ * checks, dedup, store, daily spend) into one store, each format after the
+ * previous (so later formats also dedup against the stored rows), beside a
+ * bare DuckDB load of the same file into an empty table with no checks.
+ */
+async function ingestSuite(args: Args): Promise<Record<string, string>[]> {
+  const { loadEventFile } = await import('../src/ingest/load-events.js');
+  const { Store } = await import('../src/store/store.js');
+  const { migrate } = await import('../src/store/migrations.js');
+  const dir = mkdtempSync(join(tmpdir(), 'adsvc-bench-ingest-'));
+  const store = await Store.open(join(dir, 'adsvc.duckdb'));
+  try {
+    await migrate(store, systemClock);
+    const made = await runCommand({ store, clock: systemClock, config: { publicUrl: 'http://localhost' } }, 'accounts.create', {
+      name: 'Bench',
+      url: 'https://bench.example',
+      timezone: 'America/New_York',
+      currency: 'USD',
+    });
+    const acct = made.account.id;
+    // One ad row is all the loader needs to resolve ownership; the API path is measured elsewhere.
+    await store.run(
+      `INSERT INTO ads (id, ad_account_id, ad_group_id, campaign_id, name, status, review_status, review_seq, creative_type, title, target_url, file_id, created_at_ms, updated_at_ms)
+       SELECT 'ad_bench_' || i, $a, 'adgrp_bench', 'cmpn_bench', 'Bench', 'active', 'approved', 1, 'chat_card', 'T', 'https://x.example', 'file_x', 0, 0 FROM range(20) t(i)`,
+      { a: acct },
+    );
+    const now = Date.now();
+    const gen = `SELECT 'ev' || i AS event_id, CASE WHEN i % 20 = 0 THEN 'click' ELSE 'impression' END AS type,
+        (${now} - (i * 7919) % (5 * 86400000))::VARCHAR AS timestamp, 'ad_bench_' || (i % 20) AS ad_id, 'u' || (i % 50000) AS user_id,
+        CASE i % 3 WHEN 0 THEN 'US' WHEN 1 THEN 'DE' ELSE 'IN' END AS country, 'mobile' AS device, ((i % 900) + 100)::VARCHAR AS cost_micros
+      FROM range(${args.events}) t(i)`;
+    const files = { ndjson: join(dir, 'ev.ndjson'), csv: join(dir, 'ev.csv'), parquet: join(dir, 'ev.parquet') };
+    await store.run(`COPY (${gen}) TO '${files.ndjson}' (FORMAT json)`);
+    await store.run(`COPY (${gen}) TO '${files.csv}' (HEADER)`);
+    await store.run(`COPY (${gen}) TO '${files.parquet}' (FORMAT parquet)`);
+    const bare: Record<string, string> = {
+      ndjson: `SELECT * FROM read_json('${files.ndjson}', format = 'newline_delimited')`,
+      csv: `SELECT * FROM read_csv('${files.csv}', header = true)`,
+      parquet: `SELECT * FROM read_parquet('${files.parquet}')`,
+    };
+    const rows: Record<string, string>[] = [];
+    for (const format of ['parquet', 'ndjson', 'csv'] as const) {
+      let t0 = performance.now();
+      await store.run(`CREATE TABLE bare_${format} AS ${bare[format]}`);
+      const bareS = (performance.now() - t0) / 1000;
+      t0 = performance.now();
+      const summary = await loadEventFile({ store, clock: systemClock }, { runId: `bench_${format}`, path: files[format], format, source: format, scopeAccountId: null });
+      const loadS = (performance.now() - t0) / 1000;
+      rows.push({
+        suite: `ingest ${format}`,
+        events: String(args.events),
+        stored: String(summary.stored),
+        duplicates: String(summary.duplicates),
+        'events/s': (args.events / loadS).toFixed(0),
+        'bare copy events/s': (args.events / bareS).toFixed(0),
+        'of bare': `${((bareS / loadS) * 100).toFixed(0)}%`,
+        'peak RSS MiB': (process.resourceUsage().maxRSS / 1024).toFixed(0),
+      });
+    }
+    return rows;
+  } finally {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+const SUITES: Record<string, (a: Args) => Promise<Record<string, string> | Record<string, string>[]>> = { http: httpSuite, ingest: ingestSuite };
 
 const args = parseArgs(process.argv.slice(2));
 const rows: Record<string, string>[] = [];
@@ -98,7 +168,7 @@ for (const name of args.suites) {
     process.stderr.write(`unknown bench suite '${name}'; known: ${Object.keys(SUITES).join(', ')}\n`);
     process.exit(2);
   }
-  rows.push(await suite(args));
+  rows.push(...[await suite(args)].flat());
 }
 const cols = [...new Set(rows.flatMap((r) => Object.keys(r)))];
 const width = (c: string) => Math.max(c.length, ...rows.map((r) => (r[c] ?? '').length));
