@@ -181,22 +181,35 @@ class DryRunDone extends Error {
 /**
  * Billable spend per account-local day (the spend-limit counters) for the
  * days the new impressions and clicks fall on, recomputed from stored events.
+ * Sums go through 15-minute UTC buckets first: every timezone offset is a
+ * multiple of 15 minutes, so a bucket lies within one local day, and only
+ * bucket starts (not every event) are converted to local dates.
  */
 async function refreshDailySpend(tx: Queryable, fresh: string, nowMs: number): Promise<void> {
-  const localDay = (ts: string) => `strftime(timezone(a.timezone, make_timestamptz(${ts})), '%Y-%m-%d')`;
+  const BUCKET = 900_000_000;
+  const localDay = (us: string) => `strftime(timezone(a.timezone, make_timestamptz(${us})), '%Y-%m-%d')`;
   await tx.run(
     `INSERT OR REPLACE INTO account_daily_spend
-     WITH touched AS (
-       SELECT DISTINCT f.account AS account, ${localDay('f.ts_us')} AS day
-       FROM ${fresh} f JOIN ad_accounts a ON a.id = f.account WHERE f.type IN ('impression', 'click')
+     WITH touched_buckets AS (
+       SELECT DISTINCT account, ts_us // ${BUCKET} AS bucket FROM ${fresh} WHERE type IN ('impression', 'click')
+     ), touched AS (
+       SELECT DISTINCT t.account, ${localDay(`t.bucket * ${BUCKET}`)} AS day
+       FROM touched_buckets t JOIN ad_accounts a ON a.id = t.account
+     ), sums AS (
+       -- Per bucket, only within a day and a half of each touched day's UTC date.
+       SELECT e.ad_account_id AS account, e.ts_us // ${BUCKET} AS bucket, sum(e.cost_micros) AS spent
+       FROM events e
+       WHERE e.type IN ('impression', 'click')
+         AND EXISTS (
+           SELECT 1 FROM touched d WHERE d.account = e.ad_account_id
+             AND e.ts_us BETWEEN epoch_us(d.day::TIMESTAMP) - 86400000000 AND epoch_us(d.day::TIMESTAMP) + 2 * 86400000000
+         )
+       GROUP BY 1, 2
      )
-     SELECT d.account, d.day, sum(e.cost_micros)::BIGINT, $now_ms
-     FROM touched d JOIN ad_accounts a ON a.id = d.account
-     JOIN events e ON e.ad_account_id = d.account AND e.type IN ('impression', 'click')
-       -- A local day lies within a day and a half of the same UTC date: prune before converting.
-       AND e.ts_us BETWEEN epoch_us(d.day::TIMESTAMP) - 86400000000 AND epoch_us(d.day::TIMESTAMP) + 2 * 86400000000
-       AND ${localDay('e.ts_us')} = d.day
-     GROUP BY d.account, d.day`,
+     SELECT s.account, ${localDay(`s.bucket * ${BUCKET}`)} AS day, sum(s.spent)::BIGINT, $now_ms
+     FROM sums s JOIN ad_accounts a ON a.id = s.account
+     WHERE (s.account, ${localDay(`s.bucket * ${BUCKET}`)}) IN (SELECT account, day FROM touched)
+     GROUP BY 1, 2`,
     { now_ms: nowMs },
   );
 }
