@@ -1,8 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deleteRedisPrefix, redisUrl, tempDir, uniquePrefix } from '../support/context.js';
-import { runCli, startServe, type ServeProcess } from '../support/processes.js';
+import { afterAll, describe, expect, it } from 'vitest';
+import { tempDir } from '../support/context.js';
+import { runCli, useServe } from '../support/processes.js';
 
 /** `adsvc ingest`, with and without a running serve on the same data dir. */
 const conversions = (accountId: string, prefix: string, n: number) =>
@@ -53,22 +53,11 @@ describe('adsvc ingest without a service', () => {
 });
 
 describe('adsvc ingest while serve runs', () => {
-  const dir = tempDir();
-  const prefix = uniquePrefix();
-  const env = { ADSVC_DATA_DIR: dir.path, REDIS_URL: redisUrl(), ADSVC_QUEUE_PREFIX: prefix };
-  let serve: ServeProcess;
-  beforeAll(async () => {
-    serve = await startServe([], env);
-  });
-  afterAll(async () => {
-    await serve.stop();
-    await deleteRedisPrefix(redisUrl(), prefix);
-    dir.cleanup();
-  });
+  const { env, dataDir } = useServe();
 
   it("hands the run to the service's workers and waits for the result", async () => {
     const account = await newAccount(env);
-    const file = join(dir.path, 'b.ndjson');
+    const file = join(dataDir, 'b.ndjson');
     writeFileSync(file, conversions(account, 'd', 50));
     const r = await runCli(['ingest', file, '--json'], env);
     expect(r.code, r.stderr).toBe(0);

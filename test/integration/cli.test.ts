@@ -1,10 +1,10 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { adminSocketPath } from '../../src/admin/socket-path.js';
-import { deleteRedisPrefix, redisUrl, tempDir, uniquePrefix } from '../support/context.js';
-import { runCli, startServe, type ServeProcess } from '../support/processes.js';
+import { tempDir } from '../support/context.js';
+import { runCli, useServe } from '../support/processes.js';
 
 /** The `adsvc` CLI, run as a child process the way users run it. */
 const CreatedAccount = z.object({
@@ -86,32 +86,21 @@ describe('CLI without a running service (opens the store itself)', () => {
 });
 
 describe('CLI while serve owns the data dir (hands commands to the service)', () => {
-  const dir = tempDir();
-  const prefix = uniquePrefix();
-  const env = { ADSVC_DATA_DIR: dir.path, REDIS_URL: redisUrl(), ADSVC_QUEUE_PREFIX: prefix, ADSVC_REVIEW_DELAY_MS: '100' };
-  let serve: ServeProcess;
-  beforeAll(async () => {
-    serve = await startServe([], env);
-  });
-  afterAll(async () => {
-    await serve.stop();
-    await deleteRedisPrefix(redisUrl(), prefix);
-    dir.cleanup();
-  });
+  const { env, dataDir, serve } = useServe({ ADSVC_REVIEW_DELAY_MS: '100' });
 
   it('creates an account through the service; the key works over HTTP at once', async () => {
-    expect(existsSync(adminSocketPath(dir.path))).toBe(true);
+    expect(existsSync(adminSocketPath(dataDir))).toBe(true);
     const r = await runCli([...accountArgs, '--enable', 'brand'], env);
     expect(r.code, r.stderr).toBe(0);
     const out = CreatedAccount.parse(JSON.parse(r.stdout));
-    const res = await fetch(`${serve.url}/v1/ad_account`, { headers: { authorization: `Bearer ${out.api_key.key}` } });
+    const res = await fetch(`${serve().url}/v1/ad_account`, { headers: { authorization: `Bearer ${out.api_key.key}` } });
     expect(res.status).toBe(200);
     expect(await res.json()).toMatchObject({ id: out.account.id, name: 'Acme Ads', timezone: 'Europe/Berlin', review: { status: 'approved' } });
 
     const k = await runCli(['keys', 'create', '--account', out.account.id, '--json'], env);
     expect(k.code, k.stderr).toBe(0);
     const key = CreatedKey.parse(JSON.parse(k.stdout)).key;
-    const brand = await fetch(`${serve.url}/v1/ad_account/brand`, {
+    const brand = await fetch(`${serve().url}/v1/ad_account/brand`, {
       method: 'POST',
       headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
       body: JSON.stringify({ name: 'Acme Brand' }),

@@ -1,6 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
 import { projectRoot } from '../../src/store/project-root.js';
+import { deleteRedisPrefix, redisUrl, tempDir, uniquePrefix } from './context.js';
 
 /** The built CLI, as a user runs it (`npm test` builds first). */
 export const CLI = join(projectRoot(), 'dist', 'src', 'main.js');
@@ -75,4 +77,32 @@ export function startServe(args: string[], env: Record<string, string | undefine
       reject(new Error(`serve exited with ${code} before serving\nstdout:\n${out}\nstderr:\n${err}`));
     });
   });
+}
+
+/**
+ * A `serve` child for the tests of one describe block: its own data dir and
+ * queue prefix, started before them and stopped (with its Redis keys and
+ * files removed) after.
+ */
+export function useServe(extraEnv: Record<string, string> = {}): { dataDir: string; env: Record<string, string>; serve(): ServeProcess } {
+  const dir = tempDir();
+  const prefix = uniquePrefix();
+  const env = { ADSVC_DATA_DIR: dir.path, REDIS_URL: redisUrl(), ADSVC_QUEUE_PREFIX: prefix, ...extraEnv };
+  let running: ServeProcess | undefined;
+  beforeAll(async () => {
+    running = await startServe([], env);
+  });
+  afterAll(async () => {
+    await running?.stop();
+    await deleteRedisPrefix(redisUrl(), prefix);
+    dir.cleanup();
+  });
+  return {
+    dataDir: dir.path,
+    env,
+    serve: () => {
+      if (!running) throw new Error('serve is not running yet');
+      return running;
+    },
+  };
 }
