@@ -85,7 +85,8 @@ export async function startJobSystem(opts: JobSystemOptions): Promise<JobSystem>
       [QUEUE.maintenance, maintenanceProcessor({ store: opts.store, brandReviews, adReviews, audiences: audienceJobs, ingest: ingestJobs }), 1],
     ];
     for (const [name, processor, concurrency] of processors) {
-      const w = new Worker(name, processor, { connection, prefix: opts.prefix, concurrency });
+      // A worker killed mid-job leaves it active; with a short lock its job is back in the queue within seconds.
+      const w = new Worker(name, processor, { connection, prefix: opts.prefix, concurrency, lockDuration: 10_000, stalledInterval: 5_000 });
       w.on('failed', (job, err) => opts.log.warn({ queue: name, jobId: job?.id, err: err.message }, 'job failed'));
       w.on('error', (err) => opts.log.error({ queue: name, err: err.message }, 'worker error'));
       workers.push(w);

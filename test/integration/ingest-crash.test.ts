@@ -1,0 +1,103 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
+import { afterAll, describe, expect, it } from 'vitest';
+import { sendAdminCommand } from '../../src/admin/admin-client.js';
+import { adminSocketPath, databasePath } from '../../src/admin/socket-path.js';
+import { deleteRedisPrefix, redisUrl, tempDir, uniquePrefix } from '../support/context.js';
+import { runCli, startServe } from '../support/processes.js';
+
+/**
+ * Exactly once across kill -9: a run is interrupted by killing serve, serve
+ * starts again, the reconciler queues the run, and the tables end exactly as
+ * an uninterrupted load of the same files leaves them.
+ */
+const FILES = 6;
+const BASE = Date.now() - 3_600_000;
+const PER_FILE = 60_000;
+
+function writeFiles(dir: string, accountId: string): string[] {
+  const paths: string[] = [];
+  for (let f = 0; f < FILES; f++) {
+    const lines: string[] = [];
+    for (let i = 0; i < PER_FILE; i++) {
+      // Every file repeats 100 events of the previous one: duplicates across files.
+      const n = f * PER_FILE + i - (f > 0 && i < 100 ? 100 : 0);
+      lines.push(JSON.stringify({ event_id: `k${n}`, type: 'conversion', timestamp: BASE - n, user_id: `u${n % 977}`, ad_account_id: accountId, event_name: 'lead_created' }));
+    }
+    const path = join(dir, `part-${f}.ndjson`);
+    writeFileSync(path, lines.join('\n') + '\n');
+    paths.push(path);
+  }
+  return paths;
+}
+
+async function tableDigest(dataDir: string): Promise<unknown> {
+  const conn = await (await DuckDBInstance.create(databasePath(dataDir))).connect();
+  try {
+    return (await conn.runAndReadAll('SELECT count(*) AS n, count(DISTINCT event_id) AS ids, sum(hash(event_id, ts_us, user_id)) AS h FROM events')).getRowObjectsJson();
+  } finally {
+    conn.closeSync();
+  }
+}
+
+describe('kill -9 during a run', () => {
+  const dirs = [tempDir(), tempDir()];
+  const prefixes = [uniquePrefix(), uniquePrefix()];
+  afterAll(async () => {
+    for (const p of prefixes) await deleteRedisPrefix(redisUrl(), p);
+    for (const d of dirs) d.cleanup();
+  });
+
+  it('ends with the same tables as an uninterrupted run', { timeout: 240_000 }, async () => {
+    const [crashDir, cleanDir] = dirs as [ReturnType<typeof tempDir>, ReturnType<typeof tempDir>];
+    const envOf = (dir: string, prefix: string) => ({ ADSVC_DATA_DIR: dir, REDIS_URL: redisUrl(), ADSVC_QUEUE_PREFIX: prefix });
+    const crashEnv = envOf(crashDir.path, prefixes[0] as string);
+    const cleanEnv = envOf(cleanDir.path, prefixes[1] as string);
+    // The same account id in both data dirs is not needed: conversions name their account.
+    const create = async (env: Record<string, string>) =>
+      JSON.parse((await runCli(['accounts', 'create', '--name', 'Crash', '--url', 'https://c.example', '--timezone', 'UTC', '--currency', 'USD', '--json'], env)).stdout).account.id as string;
+
+    // Uninterrupted reference, loaded by the CLI itself.
+    const cleanAccount = await create(cleanEnv);
+    const cleanRun = await runCli(['ingest', ...writeFiles(cleanDir.path, cleanAccount), '--json'], cleanEnv);
+    expect(JSON.parse(cleanRun.stdout)).toMatchObject({ status: 'succeeded', stored: FILES * PER_FILE - (FILES - 1) * 100 });
+
+    // Interrupted: queue the run in a serve, kill it -9 part-way, start again.
+    const crashAccount = await create(crashEnv);
+    let serve = await startServe([], crashEnv);
+    const queued = JSON.parse((await runCli(['ingest', ...writeFiles(crashDir.path, crashAccount), '--no-wait', '--json'], crashEnv)).stdout);
+    // Watch progress through the admin socket (fast), and kill as soon as a file is done.
+    let done = 0;
+    const deadline = Date.now() + 60_000;
+    while (done < 1 && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 20));
+      done = await filesDone(crashDir.path, queued.id);
+    }
+    expect(done).toBeGreaterThanOrEqual(1);
+    expect(done).toBeLessThan(FILES);
+    expect(await serve.stop('SIGKILL')).toBeNull();
+    serve = await startServe([], crashEnv);
+    let status = 'running';
+    const deadline2 = Date.now() + 120_000;
+    while (status !== 'succeeded' && Date.now() < deadline2) {
+      await new Promise((r) => setTimeout(r, 300));
+      status = await runStatus(crashDir.path, queued.id);
+    }
+    expect(status).toBe('succeeded');
+    await serve.stop();
+    const [crashed, clean] = [await tableDigest(crashDir.path), await tableDigest(cleanDir.path)];
+    expect(crashed).toEqual(clean);
+  });
+});
+
+async function readRun(dataDir: string, runId: string): Promise<{ status: string; files: { done: boolean }[] } | undefined> {
+  const reply = await sendAdminCommand(adminSocketPath(dataDir), 'ingest.get', { run: runId }).catch(() => ({ reached: false as const }));
+  return reply.reached ? (reply.result as { status: string; files: { done: boolean }[] }) : undefined;
+}
+async function filesDone(dataDir: string, runId: string): Promise<number> {
+  return (await readRun(dataDir, runId))?.files.filter((f) => f.done).length ?? 0;
+}
+async function runStatus(dataDir: string, runId: string): Promise<string> {
+  return (await readRun(dataDir, runId))?.status ?? 'unknown';
+}
