@@ -137,6 +137,7 @@ export async function loadEventFile(
          FROM ${fresh}`,
         { run: req.runId, now_us: nowUs },
       );
+      await refreshRollups(tx, fresh);
       await refreshDailySpend(tx, fresh, deps.clock.nowMs());
       const counts = Counts.parse(
         await tx.get(
@@ -178,37 +179,69 @@ class DryRunDone extends Error {
   }
 }
 
+const BUCKET_US = 900_000_000;
+
+/** The (account, 15-minute bucket) pairs that new impressions and clicks fall in. */
+const touchedBuckets = (fresh: string) => `SELECT DISTINCT account, ts_us // ${BUCKET_US} AS bucket FROM ${fresh} WHERE type IN ('impression', 'click')`;
+
+/**
+ * Rollups for the buckets the load touched, recomputed from stored events:
+ * incremental (only those buckets), and exact whatever order events arrive in.
+ */
+async function refreshRollups(tx: Queryable, fresh: string): Promise<void> {
+  const touched = `touched_${fresh}`;
+  await tx.run(`CREATE TEMP TABLE ${touched} AS ${touchedBuckets(fresh)}`);
+  try {
+    await tx.run(`DELETE FROM rollup_15m r USING ${touched} t WHERE r.ad_account_id = t.account AND r.bucket = t.bucket`);
+    await tx.run(
+      `INSERT INTO rollup_15m
+       SELECT e.ad_account_id, e.ts_us // ${BUCKET_US} AS bucket, e.campaign_id, e.ad_group_id, e.ad_id,
+         CASE WHEN GROUPING(e.country) = 0 THEN 'country' WHEN GROUPING(e.device) = 0 THEN 'device'
+              WHEN GROUPING(e.platform) = 0 THEN 'platform' WHEN GROUPING(e.product_feed_id) = 0 THEN 'product' ELSE 'none' END,
+         CASE WHEN GROUPING(e.country) = 0 THEN e.country WHEN GROUPING(e.device) = 0 THEN e.device
+              WHEN GROUPING(e.platform) = 0 THEN e.platform END,
+         CASE WHEN GROUPING(e.product_feed_id) = 0 THEN e.product_feed_id END,
+         CASE WHEN GROUPING(e.product_feed_id) = 0 THEN e.product_item_id END,
+         count(*) FILTER (WHERE e.type = 'impression'), count(*) FILTER (WHERE e.type = 'click'), sum(e.cost_micros)::BIGINT
+       FROM events e JOIN ${touched} t ON e.ad_account_id = t.account AND e.ts_us // ${BUCKET_US} = t.bucket
+       WHERE e.type IN ('impression', 'click')
+         AND e.ts_us BETWEEN (SELECT min(bucket) FROM ${touched}) * ${BUCKET_US} AND ((SELECT max(bucket) FROM ${touched}) + 1) * ${BUCKET_US}
+       GROUP BY GROUPING SETS (
+         (1, 2, 3, 4, 5),
+         (1, 2, 3, 4, 5, e.country),
+         (1, 2, 3, 4, 5, e.device),
+         (1, 2, 3, 4, 5, e.platform),
+         (1, 2, 3, 4, 5, e.product_feed_id, e.product_item_id)
+       )`,
+    );
+  } finally {
+    await tx.run(`DROP TABLE IF EXISTS ${touched}`);
+  }
+}
+
 /**
  * Billable spend per account-local day (the spend-limit counters) for the
- * days the new impressions and clicks fall on, recomputed from stored events.
- * Sums go through 15-minute UTC buckets first: every timezone offset is a
- * multiple of 15 minutes, so a bucket lies within one local day, and only
- * bucket starts (not every event) are converted to local dates.
+ * days the new impressions and clicks fall on, summed from the rollups: a
+ * 15-minute bucket lies within one local day in every zone, so only bucket
+ * starts (not events) are converted to local dates.
  */
 async function refreshDailySpend(tx: Queryable, fresh: string, nowMs: number): Promise<void> {
-  const BUCKET = 900_000_000;
   const localDay = (us: string) => `strftime(timezone(a.timezone, make_timestamptz(${us})), '%Y-%m-%d')`;
   await tx.run(
     `INSERT OR REPLACE INTO account_daily_spend
-     WITH touched_buckets AS (
-       SELECT DISTINCT account, ts_us // ${BUCKET} AS bucket FROM ${fresh} WHERE type IN ('impression', 'click')
-     ), touched AS (
-       SELECT DISTINCT t.account, ${localDay(`t.bucket * ${BUCKET}`)} AS day
-       FROM touched_buckets t JOIN ad_accounts a ON a.id = t.account
-     ), sums AS (
-       -- Per bucket, only within a day and a half of each touched day's UTC date.
-       SELECT e.ad_account_id AS account, e.ts_us // ${BUCKET} AS bucket, sum(e.cost_micros) AS spent
-       FROM events e
-       WHERE e.type IN ('impression', 'click')
-         AND EXISTS (
-           SELECT 1 FROM touched d WHERE d.account = e.ad_account_id
-             AND e.ts_us BETWEEN epoch_us(d.day::TIMESTAMP) - 86400000000 AND epoch_us(d.day::TIMESTAMP) + 2 * 86400000000
-         )
-       GROUP BY 1, 2
+     WITH touched AS (
+       SELECT DISTINCT t.account, ${localDay(`t.bucket * ${BUCKET_US}`)} AS day
+       FROM (${touchedBuckets(fresh)}) t JOIN ad_accounts a ON a.id = t.account
+     ), days AS (
+       SELECT r.ad_account_id AS account, ${localDay(`r.bucket * ${BUCKET_US}`)} AS day, r.spend_micros
+       FROM rollup_15m r JOIN ad_accounts a ON a.id = r.ad_account_id
+       WHERE r.segment = 'none' AND r.ad_account_id IN (SELECT account FROM touched)
+         -- A local day lies within a day and a half of its UTC date: prune before converting.
+         AND r.bucket BETWEEN (SELECT epoch_us(min(day)::TIMESTAMP) - 86400000000 FROM touched) // ${BUCKET_US}
+                          AND (SELECT epoch_us(max(day)::TIMESTAMP) + 2 * 86400000000 FROM touched) // ${BUCKET_US}
      )
-     SELECT s.account, ${localDay(`s.bucket * ${BUCKET}`)} AS day, sum(s.spent)::BIGINT, $now_ms
-     FROM sums s JOIN ad_accounts a ON a.id = s.account
-     WHERE (s.account, ${localDay(`s.bucket * ${BUCKET}`)}) IN (SELECT account, day FROM touched)
+     SELECT d.account, d.day, sum(d.spend_micros)::BIGINT, $now_ms
+     FROM days d WHERE (d.account, d.day) IN (SELECT account, day FROM touched)
      GROUP BY 1, 2`,
     { now_ms: nowMs },
   );
