@@ -3,6 +3,7 @@ import type { Clock } from '../clock.js';
 import { randomToken } from '../ids.js';
 import type { Queryable, Store } from '../store/store.js';
 import { DEVICES, EVENT_FIELDS, EVENT_TYPES, MAX_FUTURE_US, MIN_EVENT_TIME_US, PLATFORMS, QUARANTINE_REASONS, type EventFileFormat, type QuarantineReason } from './event-contract.js';
+import { refreshAttribution } from './attribution.js';
 import { FIRST_LINE, PARQUET_COLUMNS, stageLeftovers, stageStatements } from './stage-sql.js';
 
 /**
@@ -138,6 +139,7 @@ export async function loadEventFile(
         { run: req.runId, now_us: nowUs },
       );
       await refreshRollups(tx, fresh);
+      await refreshAttribution(tx, fresh);
       await refreshDailySpend(tx, fresh, deps.clock.nowMs());
       const counts = Counts.parse(
         await tx.get(
