@@ -31,6 +31,12 @@ export function runCli(args: string[], env: Record<string, string | undefined>):
   });
 }
 
+/** Serve children still running; killed when the test process exits, so a timed-out test leaves no orphan. */
+const children = new Set<ChildProcess>();
+process.once('exit', () => {
+  for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
+});
+
 export interface ServeProcess {
   child: ChildProcess;
   url: string;
@@ -49,7 +55,13 @@ export function startServe(args: string[], env: Record<string, string | undefine
     });
     let out = '';
     let err = '';
-    const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+    children.add(child);
+    const exited = new Promise<number | null>((r) =>
+      child.once('exit', (code) => {
+        children.delete(child);
+        r(code);
+      }),
+    );
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
       reject(new Error(`serve did not start in time\nstdout:\n${out}\nstderr:\n${err}`));
