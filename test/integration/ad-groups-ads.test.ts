@@ -191,7 +191,8 @@ describe('ad review job (real Redis)', () => {
     let jobs: JobSystem | undefined;
     const app = await startTestApp({ clock, adReviews: { schedule: (id, seq) => (jobs as JobSystem).adReviews.schedule(id, seq) } });
     jobs = await startJobSystem({ redisUrl: redisUrl(), prefix, store: app.store, clock, log: quietLog, dataDir: app.dataDir, audienceMinSize: 1, reviewDelayMs: 100 });
-    cleanups.push(() => app.close(), async () => void (await jobs?.close(5000)), () => deleteRedisPrefix(redisUrl(), prefix));
+    // Run last-in first-out: workers close, then the app and store, then the keys go.
+    cleanups.push(() => deleteRedisPrefix(redisUrl(), prefix), () => app.close(), async () => void (await jobs?.close(5000)));
     const acct = await makeAccount(app);
     const g = await adGroup(app, acct.key, await campaign(app, acct.key));
     const file = await insertFile(app.store, acct.accountId, null);

@@ -22,12 +22,13 @@ async function setup(reviewDelayMs: number): Promise<{ t: TestApp; jobs: JobSyst
     reviews: { schedule: (accountId, seq) => (jobs as JobSystem).reviews.schedule(accountId, seq) },
   });
   jobs = await startJobSystem({ redisUrl: redisUrl(), prefix, store: t.store, clock, log: quietLog, dataDir: t.dataDir, audienceMinSize: 25_000, reviewDelayMs });
+  // Run last-in first-out: workers close, then the app and store, then the keys go.
   cleanups.push(
+    () => deleteRedisPrefix(redisUrl(), prefix),
     () => t.close(),
     async () => {
       await jobs?.close(5000);
     },
-    () => deleteRedisPrefix(redisUrl(), prefix),
   );
   return { t, jobs, prefix, clock };
 }
@@ -84,7 +85,7 @@ describe('brand review job', () => {
     const prefix = uniquePrefix();
     const clock = new ManualClock(Date.UTC(2026, 10, 22, 12));
     const t = await startTestApp({ clock });
-    cleanups.push(() => t.close(), () => deleteRedisPrefix(redisUrl(), prefix));
+    cleanups.push(() => deleteRedisPrefix(redisUrl(), prefix), () => t.close());
     const { key } = await makeAccount(t);
     // The app records the submission in DuckDB; its job never reaches Redis.
     await t.app.inject({ method: 'POST', url: '/v1/ad_account/brand', headers: bearer(key), payload: { name: 'Lost Job' } });
@@ -105,7 +106,7 @@ describe('brand review job', () => {
     let jobs: JobSystem | undefined;
     const t = await startTestApp({ clock, reviews: { schedule: (a, s) => (jobs as JobSystem).reviews.schedule(a, s) } });
     jobs = await startJobSystem({ redisUrl: redisUrl(), prefix, store: t.store, clock, log: quietLog, dataDir: t.dataDir, audienceMinSize: 25_000, reviewDelayMs: 60_000, reconcileEveryMs: 200 });
-    cleanups.push(() => t.close(), async () => void (await jobs?.close(5000)), () => deleteRedisPrefix(redisUrl(), prefix));
+    cleanups.push(() => deleteRedisPrefix(redisUrl(), prefix), () => t.close(), async () => void (await jobs?.close(5000)));
     const { key } = await makeAccount(t);
     await t.app.inject({ method: 'POST', url: '/v1/ad_account/brand', headers: bearer(key), payload: { name: 'Vanishing' } });
     const queue = jobs.queue(QUEUE.brandReview);

@@ -96,7 +96,8 @@ describe('ingest jobs (real Redis)', () => {
     let jobs: JobSystem | undefined;
     const app = await startTestApp({ clock, ingestJobs: { schedule: (id) => (jobs as JobSystem).ingestJobs.schedule(id) } });
     jobs = await startJobSystem({ redisUrl: redisUrl(), prefix, store: app.store, clock, log: quietLog, dataDir: app.dataDir, audienceMinSize: 1, reviewDelayMs: 100 });
-    cleanups.push(() => app.close(), async () => void (await jobs?.close(5000)), () => deleteRedisPrefix(redisUrl(), prefix));
+    // Run last-in first-out: workers close, then the app and store, then the keys go.
+    cleanups.push(() => deleteRedisPrefix(redisUrl(), prefix), () => app.close(), async () => void (await jobs?.close(5000)));
     const acct = await withAd(app);
     const res = await app.app.inject({ method: 'POST', url: '/v1/events', headers: bearer(acct.key), payload: { events: [imp('j1', acct.ad), imp('j2', acct.ad)] } });
     const id = res.json().id as string;
