@@ -17,20 +17,23 @@ export const FIRST_LINE = `SELECT line FROM (${LINES}) WHERE line_no = 1`;
 
 /** NDJSON: lines read as text in file order (NUL never occurs in JSON text), then parsed in SQL. */
 function ndjsonStage(stage: string): string[] {
-  const fields = EVENT_FIELDS.map(
-    (f) => `CASE WHEN json_type(j, '$.${f}') IN ('VARCHAR','BIGINT','UBIGINT','DOUBLE') THEN json_extract_string(j, '$.${f}') END AS ${f}`,
-  );
-  // A field sent as an object, array or boolean is a wrong type, not an absent one.
-  const wrongType = EVENT_FIELDS.map((f) => `coalesce(json_type(j, '$.${f}') IN ('OBJECT','ARRAY','BOOLEAN'), false)`).join(' OR ');
+  // Each line is parsed a few times in all, not once per field: the values and
+  // the JSON types of every contract field come back as two lists.
+  const paths = `[${EVENT_FIELDS.map((f) => `'$.${f}'`).join(', ')}]`;
+  const fields = EVENT_FIELDS.map((f, i) => `CASE WHEN types[${i + 1}] IN ('VARCHAR','BIGINT','UBIGINT','DOUBLE') THEN vals[${i + 1}] END AS ${f}`);
   return [
     `CREATE TEMP TABLE ${stage} AS
      WITH parsed AS (
-       SELECT line_no, line, CASE WHEN json_valid(line) AND json_type(line::JSON) = 'OBJECT' THEN line::JSON END AS j
+       SELECT line_no, line, CASE WHEN json_valid(line) AND json_type(line) = 'OBJECT' THEN line END AS j
        FROM (${LINES}) WHERE line IS NOT NULL AND trim(line) <> ''
+     ), extracted AS (
+       SELECT line_no, line, j, json_extract_string(j, ${paths}) AS vals, json_type(j, ${paths}) AS types FROM parsed
      )
-     SELECT line_no, line AS raw, CASE WHEN j IS NULL THEN 'invalid_json' END AS parse_error, coalesce(${wrongType}, false) AS wrong_type,
+     SELECT line_no, line AS raw, CASE WHEN j IS NULL THEN 'invalid_json' END AS parse_error,
+       -- A field sent as an object, array or boolean is a wrong type, not an absent one.
+       coalesce(list_has_any(types, ['OBJECT', 'ARRAY', 'BOOLEAN']), false) AS wrong_type,
        ${fields.join(', ')}
-     FROM parsed`,
+     FROM extracted`,
   ];
 }
 
