@@ -10,6 +10,7 @@ import { IMAGES, startImageServer, type ImageServer } from '../fixtures/image-se
 import { gif, ico, jpeg, png, svg } from '../fixtures/images.js';
 import { startTestApp, type TestApp } from '../support/app.js';
 import { bearer, makeAccount, testConfig } from '../support/context.js';
+import { FileRecord } from '../../src/store/repositories/file-repository.js';
 
 const MAX_BYTES = 200_000;
 
@@ -37,20 +38,6 @@ const WireFile = z
 const Uploaded = z.object({ file_id: z.string().regex(/^file_[a-z0-9]{24}$/) }).strict();
 const ErrorBody = z.object({ error: z.object({ message: z.string(), type: z.string(), param: z.string().nullable(), code: z.string().nullable() }).strict() }).strict();
 
-const Row = z.object({
-  id: z.string(),
-  ad_account_id: z.string(),
-  purpose: z.string().nullable(),
-  filename: z.string().nullable(),
-  mime_type: z.string(),
-  size_bytes: z.number(),
-  width: z.number().nullable(),
-  height: z.number().nullable(),
-  sha256: z.string(),
-  storage_path: z.string(),
-  source_url: z.string().nullable(),
-  created_at_ms: z.number(),
-});
 
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
@@ -102,7 +89,7 @@ async function fileOf(id: string, key = a.key) {
 }
 
 async function rowOf(id: string) {
-  return Row.parse(await t.store.get('SELECT * FROM files WHERE id = $id', { id }));
+  return FileRecord.parse(await t.store.get('SELECT * FROM files WHERE id = $id', { id }));
 }
 
 function expectError(res: { statusCode: number; json(): unknown }, status: number, code: string, param: string | null, message?: RegExp) {
