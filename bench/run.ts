@@ -105,7 +105,7 @@ async function ingestSuite(args: Args): Promise<Record<string, string>[]> {
   const store = await Store.open(join(dir, 'adsvc.duckdb'));
   try {
     await migrate(store, systemClock);
-    const made = await runCommand({ store, clock: systemClock, config: { publicUrl: 'http://localhost' } }, 'accounts.create', {
+    const made = await runCommand({ store, clock: systemClock, config: loadConfig({ ADSVC_DATA_DIR: dir }) }, 'accounts.create', {
       name: 'Bench',
       url: 'https://bench.example',
       timezone: 'America/New_York',

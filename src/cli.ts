@@ -190,6 +190,30 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
       if (run.status === 'failed') exitCode = 1;
     });
 
+  program
+    .command('generate')
+    .description("write a deterministic file of realistic events for an account's ads (format by extension)")
+    .requiredOption('--account <id>', 'ad account id (adacct_...)')
+    .requiredOption('--days <n>', 'whole local days of traffic, ending before --end-date')
+    .requiredOption('--events <n>', 'rows to write (including about 0.5% duplicates and 0.1% bad rows)')
+    .option('--seed <n>', 'the same seed and arguments give the same file', '1')
+    .requiredOption('--out <file>', 'output: .ndjson, .jsonl, .csv (each optionally .gz) or .parquet')
+    .option('--end-date <yyyy-mm-dd>', "first local day after the window (default: today in the account's timezone)")
+    .option('--create-entities', 'first create two campaigns, four ad groups and twelve ads in the account')
+    .option('--json', 'print JSON')
+    .action(async (opts: { account: string; days: string; events: string; seed: string; out: string; endDate?: string; createEntities?: boolean; json?: boolean }) => {
+      const r = await execute(config(), 'events.generate', {
+        account: opts.account,
+        days: Number(opts.days),
+        events: Number(opts.events),
+        seed: Number(opts.seed),
+        out: resolve(opts.out),
+        ...(opts.endDate === undefined ? {} : { end_date: opts.endDate }),
+        create_entities: opts.createEntities === true,
+      });
+      out(opts.json === true, r, () => `wrote ${r.rows} events (${r.format}) for ${r.ads} ads, ${r.from} to ${r.to}, to ${r.out}`);
+    });
+
   const keys = program.command('keys').description('manage API keys');
   keys
     .command('create')

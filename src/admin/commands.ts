@@ -1,6 +1,12 @@
 import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
+import { DateTime } from 'luxon';
+import { isAbsolute } from 'node:path';
 import { z } from 'zod';
+import type { AdReviewScheduler } from '../domain/ads/ads.js';
+import { accountAds, createGeneratorEntities } from '../generate/entities.js';
+import { writeEventFile, type GenerateResult } from '../generate/generate-events.js';
+import { formatOf } from '../ingest/event-contract.js';
 import { createAccount, requireAccount, setAccountTimezone, toWireAccount, type AdAccount } from '../domain/accounts/accounts.js';
 import { parseOrThrow } from '../errors/zod-issues.js';
 import { createRun, describeFiles, getRun, type IngestRun, type IngestScheduler } from '../ingest/ingest-runs.js';
@@ -19,10 +25,31 @@ import type { Store } from '../store/store.js';
 export interface CommandContext {
   store: Store;
   clock: Clock;
-  config: Pick<Config, 'publicUrl'>;
+  config: Config;
   /** Inside serve: runs are queued for its workers. In the CLI's own process: absent, and the CLI processes the run itself. */
   ingestJobs?: IngestScheduler;
+  /** Inside serve: new ads go to review at once. Elsewhere: absent; serve's reconciler reviews them when it starts. */
+  adReviews?: AdReviewScheduler;
 }
+
+const GenerateInput = z
+  .object({
+    account: z.string().min(1),
+    days: z.number().int().min(1).max(3660),
+    events: z.number().int().min(1).max(2_000_000_000),
+    seed: z.number().int().min(0).max(2 ** 31 - 1),
+    out: z
+      .string()
+      .min(1)
+      .refine((p) => isAbsolute(p), 'must be an absolute path')
+      .refine((p) => formatOf(p) !== undefined, 'must end in .ndjson, .jsonl, .csv (each optionally .gz) or .parquet'),
+    end_date: z.iso.date().optional(),
+    create_entities: z.boolean().default(false),
+  })
+  .strict();
+
+/** Ads created outside serve wait in review until a service starts and its reconciler picks them up. */
+const laterReviews: AdReviewScheduler = { schedule: async () => undefined };
 
 const IngestStartInput = z.object({ files: z.array(z.string().min(1)).min(1).max(1000), account: z.string().min(1).nullable().default(null) }).strict();
 const RunInput = z.object({ run: z.string().min(1) }).strict();
@@ -60,6 +87,30 @@ export const COMMANDS = {
     return getRun(ctx, runId, null);
   },
   'ingest.get': async (ctx: CommandContext, input: unknown): Promise<IngestRun> => getRun(ctx, parseOrThrow(RunInput, input).run, null),
+  /** Writes a deterministic event file for the account's ads (creating a small set of them first when asked). */
+  'events.generate': async (ctx: CommandContext, input: unknown): Promise<GenerateResult> => {
+    const req = parseOrThrow(GenerateInput, input);
+    const account = await ApiError.naming('account', requireAccount(ctx, req.account));
+    if (req.create_entities) await createGeneratorEntities({ ...ctx, adReviews: ctx.adReviews ?? laterReviews }, account.id);
+    const ads = await accountAds(ctx.store, account.id);
+    if (ads.length === 0) {
+      throw new ApiError('invalid_value', `ad account ${account.id} has no ads to generate events for; pass create_entities (--create-entities) to create some.`, {
+        param: 'account',
+      });
+    }
+    const endDate = req.end_date ?? DateTime.fromMillis(ctx.clock.nowMs(), { zone: account.timezone }).toISODate();
+    return writeEventFile(ctx.store, {
+      accountId: account.id,
+      currency: account.currency_code,
+      timezone: account.timezone,
+      ads,
+      events: req.events,
+      days: req.days,
+      seed: req.seed,
+      endDate: endDate ?? '',
+      out: req.out,
+    });
+  },
   'accounts.set-timezone': async (ctx: CommandContext, input: unknown): Promise<AdminAccount> =>
     toAdminAccount(await setAccountTimezone({ ...ctx, dailyLimitExists: (a) => dailyLimitExists(ctx, a) }, input), ctx.config),
 } as const;

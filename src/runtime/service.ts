@@ -75,7 +75,7 @@ export async function startService(opts: ServiceOptions): Promise<Service> {
     cleanups.push(() => app.close());
     const port = (app.server.address() as AddressInfo).port;
 
-    const admin = await startAdminServer(adminSocketPath(config.dataDir), { store, clock, config, ingestJobs: jobs.ingestJobs }, log);
+    const admin = await startAdminServer(adminSocketPath(config.dataDir), { store, clock, config, ingestJobs: jobs.ingestJobs, adReviews: jobs.adReviews }, log);
     cleanups.push(() => admin.close());
 
     const url = `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${port}`;

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import { createApiKey } from '../../src/domain/api-keys.js';
-import { bearer, makeAccount } from '../support/context.js';
+import { bearer, makeAccount, testConfig } from '../support/context.js';
 import { startTestApp, type TestApp } from '../support/app.js';
 
 /** Account spending limits through HTTP, with the clock moved instead of waited for. */
@@ -338,7 +338,7 @@ describe('the account timezone', () => {
     const { runCommand } = await import('../../src/admin/commands.js');
     t.clock.set(NOON_UTC);
     const { key, accountId } = await account();
-    const ctx = { store: t.store, clock: t.clock, config: { publicUrl: 'http://localhost' } };
+    const ctx = { store: t.store, clock: t.clock, config: testConfig(t.dataDir) };
     expect((await runCommand(ctx, 'accounts.set-timezone', { account: accountId, timezone: 'Europe/Berlin' })).timezone).toBe('Europe/Berlin');
     await call(key, 'POST', '/ad_account/daily_spend_limit', { amount_micros: 1_000_000, expected_revision: 0 });
     const err = await runCommand(ctx, 'accounts.set-timezone', { account: accountId, timezone: 'Asia/Tokyo' }).catch((e: unknown) => e);

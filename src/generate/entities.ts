@@ -1,0 +1,82 @@
+import { z } from 'zod';
+import type { Clock } from '../clock.js';
+import type { Config } from '../config.js';
+import { createAdGroup } from '../domain/ad-groups/ad-groups.js';
+import { createAd, type AdReviewScheduler } from '../domain/ads/ads.js';
+import { createCampaign } from '../domain/campaigns/campaigns.js';
+import { png } from '../domain/files/png.js';
+import { uploadImageForm } from '../domain/files/upload-service.js';
+import type { Store } from '../store/store.js';
+
+/** An ad events can be generated for, and the event its campaign bills on (impressions campaigns bill impressions). */
+export interface GeneratorAd {
+  id: string;
+  billing: 'impression' | 'click';
+}
+
+export interface EntityDeps {
+  store: Store;
+  clock: Clock;
+  config: Config;
+  adReviews: AdReviewScheduler;
+}
+
+const AdRow = z.object({ id: z.string(), bidding_type: z.string() });
+
+/** The account's ads that are not archived, oldest first. */
+export async function accountAds(store: Store, accountId: string): Promise<GeneratorAd[]> {
+  const rows = await store.all(
+    `SELECT ad.id, c.bidding_type FROM ads ad JOIN campaigns c ON c.id = ad.campaign_id
+     WHERE ad.ad_account_id = $a AND ad.status <> 'archived' ORDER BY ad.created_at_ms, ad.id`,
+    { a: accountId },
+  );
+  return rows.map((r) => {
+    const row = AdRow.parse(r);
+    return { id: row.id, billing: row.bidding_type === 'impressions' ? 'impression' : 'click' };
+  });
+}
+
+/** A small, plausible account structure: campaigns of both billing kinds, two ad groups each, three ads per group. */
+const PLAN = [
+  { name: 'Brand awareness', bidding_type: 'impressions', groups: ['Prospecting', 'Lookalikes'] },
+  { name: 'Spring sale', bidding_type: 'clicks', groups: ['Returning visitors', 'Cart abandoners'] },
+] as const;
+
+async function* oneImage(bytes: Buffer) {
+  yield {
+    kind: 'file' as const,
+    name: 'file',
+    filename: 'creative.png',
+    content: (async function* () {
+      yield bytes;
+    })(),
+  };
+}
+
+/** Creates the plan's campaigns, ad groups and ads (their creatives uploaded as real images) through the domain rules. */
+export async function createGeneratorEntities(deps: EntityDeps, accountId: string): Promise<void> {
+  const { file_id } = await uploadImageForm(deps, accountId, oneImage(png(256, 256, [40, 90, 200])));
+  const campaignDeps = { store: deps.store, clock: deps.clock, audienceMinSize: deps.config.audienceMinSize };
+  for (const plan of PLAN) {
+    const campaign = await createCampaign(campaignDeps, accountId, {
+      name: plan.name,
+      status: 'active',
+      bidding_type: plan.bidding_type,
+      budget: { lifetime_spend_limit_micros: 50_000_000_000 },
+    });
+    for (const groupName of plan.groups) {
+      const group = await createAdGroup(deps, accountId, {
+        campaign_id: campaign.id,
+        name: `${plan.name}: ${groupName}`,
+        bidding_config: { max_bid_micros: plan.bidding_type === 'impressions' ? 12_000 : 1_500_000 },
+      });
+      for (const variant of ['A', 'B', 'C']) {
+        await createAd(deps, accountId, {
+          ad_group_id: group.id,
+          name: `${groupName} ${variant}`,
+          creative: { type: 'chat_card', title: `${plan.name} ${variant}`, target_url: 'https://shop.example/landing', file_id },
+        });
+      }
+    }
+  }
+}
