@@ -137,7 +137,8 @@ export function generatorSql(spec: GenerateSpec, format: EventFileFormat): strin
   // Bad rows: a good row with one rule broken.
   const final = `
     SELECT k, class, bad_kind, event_id,
-      CASE WHEN class = 'bad' AND bad_kind = 'click_without_user' THEN 'click' WHEN class = 'bad' AND bad_kind = 'currency_mismatch' THEN 'conversion' ELSE type END AS type,
+      CASE WHEN class = 'bad' AND bad_kind = 'click_without_user' THEN 'click' WHEN class = 'bad' AND bad_kind = 'currency_mismatch' THEN 'conversion'
+           WHEN class = 'bad' AND bad_kind = 'unknown_ad' AND type = 'conversion' THEN 'impression' ELSE type END AS type,
       CASE WHEN class = 'bad' AND bad_kind = 'future_timestamp' THEN ${futureMs}::BIGINT ELSE ts_ms END AS ts_ms, iso_time,
       CASE WHEN class = 'bad' AND bad_kind = 'unknown_ad' THEN 'ad_does_not_exist'
            WHEN class = 'bad' AND bad_kind = 'click_without_user' THEN coalesce(ad_id, ${quote(spec.ads[0]?.id ?? '')})
