@@ -10,7 +10,7 @@ import { ACCOUNT_FEATURES } from './domain/accounts/account-schemas.js';
 import { ApiError } from './errors/api-error.js';
 import { processRun, type IngestRun } from './ingest/ingest-runs.js';
 import { createLogger } from './logger.js';
-import { ensureDemoAccount } from './runtime/demo.js';
+import { DEMO_DAYS, DEMO_EVENTS, ensureDemoAccount } from './runtime/demo.js';
 import { RedisUnavailableError } from './runtime/redis.js';
 import { startService } from './runtime/service.js';
 import { migrate } from './store/migrations.js';
@@ -121,12 +121,16 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
       const log = createLogger(cfg.logLevel, 1);
       const service = await startService({ config: cfg, clock: systemClock, log, pathVar: io.env['PATH'] });
       if (opts.demo) {
-        const demo = await ensureDemoAccount({ store: service.store, clock: systemClock, config: cfg }, cfg.dataDir);
+        const demo = await ensureDemoAccount(
+          { store: service.store, clock: systemClock, config: cfg, ingestJobs: service.jobs.ingestJobs, adReviews: service.jobs.adReviews },
+          cfg.dataDir,
+        );
         write(
           io.stderr,
           [
             `demo account ${demo.accountId}${demo.created ? ' (new)' : ''}; API key (shown once):`,
             `  ${demo.key.key}`,
+            ...(demo.ingestRun === undefined ? [] : [`loading ${DEMO_EVENTS} events over ${DEMO_DAYS} days (ingest run ${demo.ingestRun}; a few seconds)`]),
             `try: curl -H "Authorization: Bearer ${demo.key.key}" ${service.url}/v1/ad_account`,
           ].join('\n'),
         );

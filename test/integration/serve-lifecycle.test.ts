@@ -84,13 +84,23 @@ describe('serve lifecycle', () => {
     expect(key).toBeDefined();
     const account = demo.body;
     expect(account).toMatchObject({ name: 'adsvc demo', review: { status: 'approved' } });
+    // A new demo account comes with 30 days of generated events, loaded by the service's workers.
+    expect(demo.run).toMatchObject({ status: 'succeeded', rows_read: 300_000 });
+    expect(demo.run?.stored).toBeGreaterThan(290_000);
     const again = await startServeDemo(e);
     expect(again.stderr).not.toContain('(new)');
     expect(again.body.id).toBe(account.id);
+    expect(again.run).toBeUndefined();
   });
 });
 
-async function startServeDemo(e: Record<string, string>): Promise<{ stderr: string; body: { id: string } }> {
+interface DemoRun {
+  status: string;
+  rows_read: number;
+  stored: number;
+}
+
+async function startServeDemo(e: Record<string, string>): Promise<{ stderr: string; body: { id: string }; run?: DemoRun }> {
   const serve = await startServe(['--demo'], e);
   // The banner goes to stderr right after the service is up.
   const deadline = Date.now() + 10_000;
@@ -98,7 +108,13 @@ async function startServeDemo(e: Record<string, string>): Promise<{ stderr: stri
   const key = /adsvc_[0-9a-z]+_[0-9a-z]+/.exec(serve.stderr())?.[0] ?? '';
   const res = await fetch(`${serve.url}/v1/ad_account`, { headers: { authorization: `Bearer ${key}` } });
   const body = (await res.json()) as { id: string };
+  const runId = /ingest run (irun_[0-9a-z]+)/.exec(serve.stderr())?.[1];
+  let run: DemoRun | undefined;
+  for (const until = Date.now() + 60_000; runId !== undefined && Date.now() < until; await new Promise((r) => setTimeout(r, 200))) {
+    run = (await (await fetch(`${serve.url}/v1/ingest_runs/${runId}`, { headers: { authorization: `Bearer ${key}` } })).json()) as DemoRun;
+    if (run.status === 'succeeded' || run.status === 'failed') break;
+  }
   const stderr = serve.stderr();
   await serve.stop();
-  return { stderr, body };
+  return { stderr, body, ...(run === undefined ? {} : { run }) };
 }
