@@ -203,7 +203,7 @@ export async function runCli(argv: string[], io: CliIO): Promise<number> {
     .option('--seed <n>', 'the same seed and arguments give the same file', '1')
     .requiredOption('--out <file>', 'output: .ndjson, .jsonl, .csv (each optionally .gz) or .parquet')
     .option('--end-date <yyyy-mm-dd>', "first local day after the window (default: today in the account's timezone)")
-    .option('--create-entities', 'first create two campaigns, four ad groups and twelve ads in the account')
+    .option('--create-entities', 'first create campaigns (impressions, clicks, and conversions where enabled), two ad groups each, three ads per group')
     .option('--json', 'print JSON')
     .action(async (opts: { account: string; days: string; events: string; seed: string; out: string; endDate?: string; createEntities?: boolean; json?: boolean }) => {
       const r = await execute(config(), 'events.generate', {

@@ -3,7 +3,9 @@ import type { Clock } from '../clock.js';
 import type { Config } from '../config.js';
 import { createAdGroup } from '../domain/ad-groups/ad-groups.js';
 import { createAd, type AdReviewScheduler } from '../domain/ads/ads.js';
+import { requireAccount } from '../domain/accounts/accounts.js';
 import { createCampaign } from '../domain/campaigns/campaigns.js';
+import { createEventSetting } from '../domain/event-settings/event-settings.js';
 import { png } from '../domain/files/png.js';
 import { uploadImageForm } from '../domain/files/upload-service.js';
 import type { Store } from '../store/store.js';
@@ -36,10 +38,15 @@ export async function accountAds(store: Store, accountId: string): Promise<Gener
   });
 }
 
-/** A small, plausible account structure: campaigns of both billing kinds, two ad groups each, three ads per group. */
+/**
+ * A small, plausible account structure: campaigns of both billing kinds (and,
+ * where the account may bid on conversions, one with an `order_created` goal,
+ * so reports have goal conversions), two ad groups each, three ads per group.
+ */
 const PLAN = [
   { name: 'Brand awareness', bidding_type: 'impressions', groups: ['Prospecting', 'Lookalikes'] },
   { name: 'Spring sale', bidding_type: 'clicks', groups: ['Returning visitors', 'Cart abandoners'] },
+  { name: 'Checkout conversions', bidding_type: 'conversions', groups: ['Shoppers', 'Window shoppers'] },
 ] as const;
 
 async function* oneImage(bytes: Buffer) {
@@ -57,11 +64,18 @@ async function* oneImage(bytes: Buffer) {
 export async function createGeneratorEntities(deps: EntityDeps, accountId: string): Promise<void> {
   const { file_id } = await uploadImageForm(deps, accountId, oneImage(png(256, 256, [40, 90, 200])));
   const campaignDeps = { store: deps.store, clock: deps.clock, audienceMinSize: deps.config.audienceMinSize };
+  const account = await requireAccount(deps, accountId);
   for (const plan of PLAN) {
+    let goals: string[] = [];
+    if (plan.bidding_type === 'conversions') {
+      if (!account.conversion_bidding_enabled) continue;
+      goals = [(await createEventSetting(deps, accountId, { name: 'Orders', event_type: 'order_created' })).id];
+    }
     const campaign = await createCampaign(campaignDeps, accountId, {
       name: plan.name,
       status: 'active',
       bidding_type: plan.bidding_type,
+      conversion_event_setting_ids: goals,
       budget: { lifetime_spend_limit_micros: 50_000_000_000 },
     });
     for (const groupName of plan.groups) {
