@@ -1,5 +1,7 @@
 import { Queue, Worker, type Processor } from 'bullmq';
 import type { Clock } from '../src/clock.js';
+import { RETENTION_DEFAULTS } from '../src/config.js';
+import type { UpkeepDeps } from '../src/ingest/upkeep.js';
 import { settleBrandReview, type BrandReviewScheduler } from '../src/domain/accounts/accounts.js';
 import { pendingAdReviews, settleAdReview, type AdReviewScheduler } from '../src/domain/ads/ads.js';
 import type { AudienceProcessingScheduler } from '../src/domain/audiences/audiences.js';
@@ -10,7 +12,7 @@ import { audienceProcessingProcessor, audienceProcessingScheduler, reconcileAudi
 import type { IngestScheduler } from '../src/ingest/ingest-runs.js';
 import { ingestProcessor, ingestScheduler, reconcileIngestRuns } from './ingest.js';
 import { maintenanceProcessor } from './maintenance.processor.js';
-import { MAINTENANCE_TASKS } from './payloads.js';
+import { MAINTENANCE_TASKS, type MaintenanceTask } from './payloads.js';
 import { DEFAULT_JOB_OPTIONS, QUEUE, type QueueName } from './queue-names.js';
 import { reviewJobs } from './review-jobs.js';
 
@@ -28,6 +30,16 @@ export interface JobSystemOptions {
   workers?: boolean;
   /** How often the reconcilers run (default one minute). */
   reconcileEveryMs?: number;
+  /** Retention of the event pipeline's leftovers (defaults as in config). */
+  quarantineRetentionDays?: number;
+  failedBatchRetentionDays?: number;
+}
+
+/** How often each maintenance task runs: reconcilers as configured, upkeep on fixed periods. */
+function taskEveryMs(task: MaintenanceTask, reconcileEveryMs: number): number {
+  if (task === 'ingest-retention') return 10 * 60_000;
+  if (task === 'compact-store') return 30 * 60_000;
+  return reconcileEveryMs;
 }
 
 export interface JobSystem {
@@ -74,6 +86,14 @@ export async function startJobSystem(opts: JobSystemOptions): Promise<JobSystem>
   const audienceJobs = audienceProcessingScheduler(queue(QUEUE.audienceProcessing));
   const ingestJobs = ingestScheduler(queue(QUEUE.ingest));
 
+  const upkeep: UpkeepDeps = {
+    store: opts.store,
+    clock: opts.clock,
+    dataDir: opts.dataDir,
+    quarantineRetentionDays: opts.quarantineRetentionDays ?? RETENTION_DEFAULTS.quarantineRetentionDays,
+    failedBatchRetentionDays: opts.failedBatchRetentionDays ?? RETENTION_DEFAULTS.failedBatchRetentionDays,
+  };
+
   const workers: Worker[] = [];
   if (opts.workers !== false) {
     const processors: [QueueName, Processor, number][] = [
@@ -82,7 +102,7 @@ export async function startJobSystem(opts: JobSystemOptions): Promise<JobSystem>
       [QUEUE.audienceProcessing, audienceProcessingProcessor(opts), 1],
       // One run at a time: loads write through the single DuckDB writer anyway.
       [QUEUE.ingest, ingestProcessor(opts), 1],
-      [QUEUE.maintenance, maintenanceProcessor({ store: opts.store, brandReviews, adReviews, audiences: audienceJobs, ingest: ingestJobs }), 1],
+      [QUEUE.maintenance, maintenanceProcessor({ store: opts.store, upkeep, brandReviews, adReviews, audiences: audienceJobs, ingest: ingestJobs }), 1],
     ];
     for (const [name, processor, concurrency] of processors) {
       // A worker killed mid-job leaves it active; with a short lock its job is back in the queue within seconds.
@@ -99,7 +119,7 @@ export async function startJobSystem(opts: JobSystemOptions): Promise<JobSystem>
     await reconcileAudiences(opts.store, audienceJobs);
     await reconcileIngestRuns(opts.store, ingestJobs);
     for (const task of MAINTENANCE_TASKS) {
-      await queue(QUEUE.maintenance).upsertJobScheduler(task, { every: opts.reconcileEveryMs ?? 60_000 }, { name: task, data: {} });
+      await queue(QUEUE.maintenance).upsertJobScheduler(task, { every: taskEveryMs(task, opts.reconcileEveryMs ?? 60_000) }, { name: task, data: {} });
     }
   }
 

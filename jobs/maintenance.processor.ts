@@ -3,6 +3,7 @@ import type { AudienceProcessingScheduler } from '../src/domain/audiences/audien
 import type { Store } from '../src/store/store.js';
 import { reconcileAudiences } from './audience-processing.js';
 import type { IngestScheduler } from '../src/ingest/ingest-runs.js';
+import { applyRetention, compactStore, type RetentionResult, type UpkeepDeps } from '../src/ingest/upkeep.js';
 import { reconcileIngestRuns } from './ingest.js';
 import { MAINTENANCE_TASKS, MaintenancePayload, type MaintenanceTask } from './payloads.js';
 import type { ReviewJobs } from './review-jobs.js';
@@ -12,12 +13,13 @@ const isTask = (name: string): name is MaintenanceTask => (MAINTENANCE_TASKS as 
 /** Periodic upkeep; each task is idempotent, so a repeated or late run is harmless. */
 export function maintenanceProcessor(deps: {
   store: Store;
+  upkeep: UpkeepDeps;
   brandReviews: ReviewJobs;
   adReviews: ReviewJobs;
   audiences: AudienceProcessingScheduler;
   ingest: IngestScheduler;
 }) {
-  return async (job: Job): Promise<{ requeued: number }> => {
+  return async (job: Job): Promise<{ requeued: number } | RetentionResult | { compacted: true }> => {
     if (!isTask(job.name) || !MaintenancePayload.safeParse(job.data).success) {
       throw new UnrecoverableError(`unknown maintenance job ${job.name}`);
     }
@@ -30,6 +32,11 @@ export function maintenanceProcessor(deps: {
         return { requeued: await reconcileAudiences(deps.store, deps.audiences) };
       case 'reconcile-ingest-runs':
         return { requeued: await reconcileIngestRuns(deps.store, deps.ingest) };
+      case 'ingest-retention':
+        return applyRetention(deps.upkeep);
+      case 'compact-store':
+        await compactStore(deps.store);
+        return { compacted: true };
     }
   };
 }

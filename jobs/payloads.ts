@@ -17,5 +17,12 @@ export const IngestPayload = z.object({ runId: z.string().min(1) }).strict();
 
 /** Maintenance jobs carry no data; the job name says what to do. */
 export const MaintenancePayload = z.object({}).strict();
-export const MAINTENANCE_TASKS = ['reconcile-brand-reviews', 'reconcile-ad-reviews', 'reconcile-audiences', 'reconcile-ingest-runs'] as const;
+export const MAINTENANCE_TASKS = [
+  'reconcile-brand-reviews',
+  'reconcile-ad-reviews',
+  'reconcile-audiences',
+  'reconcile-ingest-runs',
+  'ingest-retention',
+  'compact-store',
+] as const;
 export type MaintenanceTask = (typeof MAINTENANCE_TASKS)[number];

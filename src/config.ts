@@ -19,6 +19,8 @@ const intFromEnv = (min: number, max: number) =>
     .transform(Number)
     .pipe(z.number().int().min(min).max(max));
 
+export const RETENTION_DEFAULTS = { quarantineRetentionDays: 90, failedBatchRetentionDays: 7 } as const;
+
 const EnvSchema = z.object({
   PORT: intFromEnv(0, 65535).default(8080),
   ADSVC_HOST: z.string().trim().min(1).default('0.0.0.0'),
@@ -47,6 +49,8 @@ const EnvSchema = z.object({
   ADSVC_FETCH_TIMEOUT_MS: intFromEnv(100, 120_000).default(10_000),
   ADSVC_UPLOAD_MAX_BYTES: intFromEnv(1024, 1024 * 1024 * 1024).default(20 * 1024 * 1024),
   ADSVC_AUDIENCE_MIN_SIZE: intFromEnv(0, 1_000_000_000).default(25_000),
+  ADSVC_QUARANTINE_RETENTION_DAYS: intFromEnv(1, 36_500).default(RETENTION_DEFAULTS.quarantineRetentionDays),
+  ADSVC_FAILED_BATCH_RETENTION_DAYS: intFromEnv(1, 36_500).default(RETENTION_DEFAULTS.failedBatchRetentionDays),
 });
 
 export interface Config {
@@ -74,6 +78,10 @@ export interface Config {
   readonly uploadMaxBytes: number;
   /** Matched users a custom audience needs to be eligible for inclusion. */
   readonly audienceMinSize: number;
+  /** Quarantined rows are kept this long after their run (the run's counts stay). */
+  readonly quarantineRetentionDays: number;
+  /** Batches of `POST /v1/events` whose run failed are kept this long for diagnosis; those of succeeded runs go at once. */
+  readonly failedBatchRetentionDays: number;
 }
 
 export class ConfigError extends Error {
@@ -105,6 +113,8 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>, cw
     fetchTimeoutMs: e.ADSVC_FETCH_TIMEOUT_MS,
     uploadMaxBytes: e.ADSVC_UPLOAD_MAX_BYTES,
     audienceMinSize: e.ADSVC_AUDIENCE_MIN_SIZE,
+    quarantineRetentionDays: e.ADSVC_QUARANTINE_RETENTION_DAYS,
+    failedBatchRetentionDays: e.ADSVC_FAILED_BATCH_RETENTION_DAYS,
   });
 }
 

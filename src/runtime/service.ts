@@ -66,6 +66,8 @@ export async function startService(opts: ServiceOptions): Promise<Service> {
       reviewDelayMs: config.reviewDelayMs,
       dataDir: config.dataDir,
       audienceMinSize: config.audienceMinSize,
+      quarantineRetentionDays: config.quarantineRetentionDays,
+      failedBatchRetentionDays: config.failedBatchRetentionDays,
     });
     cleanups.push(() => jobs.close(config.shutdownTimeoutMs));
 
