@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,6 +10,7 @@ import { startService } from '../src/runtime/service.js';
 
 /**
  * `npm run bench [-- http] [--seconds N] [--connections N]`
+ * `npm run bench -- ingest [--events N (10M)] [--base M (50M)]`
  *
  * Suites (more arrive with the engine): `http` measures the request path that
  * every endpoint shares (routing, key auth against DuckDB, JSON) with
@@ -21,15 +22,17 @@ interface Args {
   seconds: number;
   connections: number;
   events: number;
+  base: number;
 }
 
 function parseArgs(argv: string[]): Args {
-  const args: Args = { suites: [], seconds: 10, connections: 16, events: 1_000_000 };
+  const args: Args = { suites: [], seconds: 10, connections: 16, events: 10_000_000, base: 50_000_000 };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i] as string;
     if (a === '--seconds') args.seconds = Number(argv[++i]);
     else if (a === '--connections') args.connections = Number(argv[++i]);
     else if (a === '--events') args.events = Number(argv[++i]);
+    else if (a === '--base') args.base = Number(argv[++i]);
     else args.suites.push(a);
   }
   if (args.suites.length === 0) args.suites = ['http'];
@@ -90,66 +93,111 @@ async function httpSuite(args: Args): Promise<Record<string, string>> {
   }
 }
 
+/** Peak resident memory since the last reset (Linux: VmHWM, reset through clear_refs). */
+function peakRssMiB(): number {
+  const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync('/proc/self/status', 'utf8'));
+  return m ? Number(m[1]) / 1024 : process.resourceUsage().maxRSS / 1024;
+}
+function resetPeakRss(): void {
+  try {
+    writeFileSync('/proc/self/clear_refs', '5');
+  } catch {
+    // Not Linux: the figure is then the process's peak so far.
+  }
+}
+
+const mib = (n: number) => `${n.toFixed(0)}`;
+
 /**
- * `ingest`: N generated impressions and clicks (as NDJSON, CSV and Parquet,
- * written by DuckDB in a temp dir) loaded through the full loader (stage,
- * checks, dedup, store, daily spend) into one store, each format after the
- * previous (so later formats also dedup against the stored rows), beside a
- * bare DuckDB load of the same file into an empty table with no checks.
+ * `ingest [--events N] [--base M]`: a store already holding M generated events
+ * (loaded through the same loader beforehand, not timed), then N new events
+ * per format (Parquet, NDJSON, CSV; each its own seed, so each load stores N
+ * new events) loaded as an ingest run: parse, validate, dedup against
+ * everything stored, store, refresh rollups, attribution and daily spend.
+ * Beside each, the reference: a bare DuckDB COPY of the same file into an
+ * empty table with no checks (INSERT … SELECT * from DuckDB's reader, skipping
+ * broken lines). Peak RSS is measured per load.
  */
 async function ingestSuite(args: Args): Promise<Record<string, string>[]> {
-  const { loadEventFile } = await import('../src/ingest/load-events.js');
   const { Store } = await import('../src/store/store.js');
+  const { databasePath } = await import('../src/admin/socket-path.js');
   const { migrate } = await import('../src/store/migrations.js');
+  const { createRun, describeFiles, processRun, getRun } = await import('../src/ingest/ingest-runs.js');
   const dir = mkdtempSync(join(tmpdir(), 'adsvc-bench-ingest-'));
-  const store = await Store.open(join(dir, 'adsvc.duckdb'));
+  const config = loadConfig({ ADSVC_DATA_DIR: dir });
+  const store = await Store.open(databasePath(dir));
+  const ctx = { store, clock: systemClock, config };
+  const log = (line: string) => process.stderr.write(`[bench ingest] ${line}\n`);
   try {
     await migrate(store, systemClock);
-    const made = await runCommand({ store, clock: systemClock, config: loadConfig({ ADSVC_DATA_DIR: dir }) }, 'accounts.create', {
-      name: 'Bench',
-      url: 'https://bench.example',
-      timezone: 'America/New_York',
-      currency: 'USD',
-    });
-    const acct = made.account.id;
-    // One ad row is all the loader needs to resolve ownership; the API path is measured elsewhere.
-    await store.run(
-      `INSERT INTO ads (id, ad_account_id, ad_group_id, campaign_id, name, status, review_status, review_seq, creative_type, title, target_url, file_id, created_at_ms, updated_at_ms)
-       SELECT 'ad_bench_' || i, $a, 'adgrp_bench', 'cmpn_bench', 'Bench', 'active', 'approved', 1, 'chat_card', 'T', 'https://x.example', 'file_x', 0, 0 FROM range(20) t(i)`,
-      { a: acct },
-    );
-    const now = Date.now();
-    const gen = `SELECT 'ev' || i AS event_id, CASE WHEN i % 20 = 0 THEN 'click' ELSE 'impression' END AS type,
-        (${now} - (i * 7919) % (5 * 86400000))::VARCHAR AS timestamp, 'ad_bench_' || (i % 20) AS ad_id, 'u' || (i % 50000) AS user_id,
-        CASE i % 3 WHEN 0 THEN 'US' WHEN 1 THEN 'DE' ELSE 'IN' END AS country, 'mobile' AS device, ((i % 900) + 100)::VARCHAR AS cost_micros
-      FROM range(${args.events}) t(i)`;
-    const files = { ndjson: join(dir, 'ev.ndjson'), csv: join(dir, 'ev.csv'), parquet: join(dir, 'ev.parquet') };
-    await store.run(`COPY (${gen}) TO '${files.ndjson}' (FORMAT json)`);
-    await store.run(`COPY (${gen}) TO '${files.csv}' (HEADER)`);
-    await store.run(`COPY (${gen}) TO '${files.parquet}' (FORMAT parquet)`);
-    const bare: Record<string, string> = {
-      ndjson: `SELECT * FROM read_json('${files.ndjson}', format = 'newline_delimited')`,
-      csv: `SELECT * FROM read_csv('${files.csv}', header = true)`,
-      parquet: `SELECT * FROM read_parquet('${files.parquet}')`,
+    const made = await runCommand(ctx, 'accounts.create', { name: 'Bench', url: 'https://bench.example', timezone: 'America/New_York', currency: 'USD', enable: ['conversion_bidding'] });
+    const account = made.account.id;
+    const generate = (seed: number, events: number, out: string, days: number, createEntities = false) =>
+      runCommand(ctx, 'events.generate', { account, days, events, seed, out, create_entities: createEntities });
+    const load = async (files: string[]) => {
+      const runId = await createRun(ctx, { accountId: account, origin: 'cli', files: describeFiles(files) });
+      await processRun(ctx, runId);
+      return getRun(ctx, runId, null);
     };
+    // The existing store: base events over 90 days, in files of at most 10M rows.
+    let t0 = performance.now();
+    const chunk = 10_000_000;
+    for (let i = 0, seed = 100; i < args.base; i += chunk, seed++) {
+      const file = join(dir, `base-${seed}.parquet`);
+      await generate(seed, Math.min(chunk, args.base - i), file, 90, i === 0);
+      const run = await load([file]);
+      if (run.status !== 'succeeded') throw new Error(`base load failed: ${run.error}`);
+      rmSync(file);
+      log(`base: ${i + Math.min(chunk, args.base - i)} events stored (${((performance.now() - t0) / 1000).toFixed(0)} s)`);
+    }
+    if (args.base === 0) await generate(1, 1, join(dir, 'entities.parquet'), 1, true);
+
+    const bareRead: Record<string, (f: string) => string> = {
+      parquet: (f) => `read_parquet('${f}')`,
+      ndjson: (f) => `read_json('${f}', format = 'newline_delimited', ignore_errors = true)`,
+      csv: (f) => `read_csv('${f}', header = true, ignore_errors = true)`,
+    };
+
     const rows: Record<string, string>[] = [];
-    for (const format of ['parquet', 'ndjson', 'csv'] as const) {
-      let t0 = performance.now();
-      await store.run(`CREATE TABLE bare_${format} AS ${bare[format]}`);
-      const bareS = (performance.now() - t0) / 1000;
+    const formats = [
+      ['parquet', 'ev.parquet', 2],
+      ['ndjson', 'ev.ndjson', 3],
+      ['csv', 'ev.csv', 4],
+    ] as const;
+    for (const [format, name, seed] of formats) {
+      const file = join(dir, name);
       t0 = performance.now();
-      const summary = await loadEventFile({ store, clock: systemClock }, { runId: `bench_${format}`, path: files[format], format, source: format, scopeAccountId: null });
+      await generate(seed, args.events, file, 30);
+      log(`${format}: ${args.events} events generated (${((performance.now() - t0) / 1000).toFixed(1)} s)`);
+      // Reference: bare COPY into an empty table of the file's own columns.
+      await store.run(`CREATE TABLE bare_${format} AS SELECT * FROM ${bareRead[format]?.(file)} LIMIT 0`);
+      await store.run('CHECKPOINT');
+      t0 = performance.now();
+      // (COPY FROM json takes no IGNORE_ERRORS; the generated files hold a few broken lines, which the bare copy skips.)
+      await store.run(`INSERT INTO bare_${format} SELECT * FROM ${bareRead[format]?.(file)}`);
+      const bareS = (performance.now() - t0) / 1000;
+      await store.run(`DROP TABLE bare_${format}`);
+      await store.run('CHECKPOINT');
+      resetPeakRss();
+      t0 = performance.now();
+      const run = await load([file]);
       const loadS = (performance.now() - t0) / 1000;
+      if (run.status !== 'succeeded') throw new Error(`${format} load failed: ${run.error}`);
       rows.push({
         suite: `ingest ${format}`,
         events: String(args.events),
-        stored: String(summary.stored),
-        duplicates: String(summary.duplicates),
+        'stored before': String(args.base + rows.reduce((n, r) => n + Number(r['stored']), 0)),
+        stored: String(run.stored),
+        duplicates: String(run.duplicates),
+        quarantined: String(run.quarantined),
+        seconds: loadS.toFixed(1),
         'events/s': (args.events / loadS).toFixed(0),
-        'bare copy events/s': (args.events / bareS).toFixed(0),
+        'bare COPY events/s': (args.events / bareS).toFixed(0),
         'of bare': `${((bareS / loadS) * 100).toFixed(0)}%`,
-        'peak RSS MiB': (process.resourceUsage().maxRSS / 1024).toFixed(0),
+        'peak RSS MiB': mib(peakRssMiB()),
       });
+      log(JSON.stringify(rows[rows.length - 1]));
+      rmSync(file);
     }
     return rows;
   } finally {
