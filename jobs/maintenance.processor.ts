@@ -19,7 +19,7 @@ export function maintenanceProcessor(deps: {
   audiences: AudienceProcessingScheduler;
   ingest: IngestScheduler;
 }) {
-  return async (job: Job): Promise<{ requeued: number } | RetentionResult | { compacted: true }> => {
+  return async (job: Job): Promise<{ requeued: number } | RetentionResult | { horizon: number; merged: number }> => {
     if (!isTask(job.name) || !MaintenancePayload.safeParse(job.data).success) {
       throw new UnrecoverableError(`unknown maintenance job ${job.name}`);
     }
@@ -35,8 +35,7 @@ export function maintenanceProcessor(deps: {
       case 'ingest-retention':
         return applyRetention(deps.upkeep);
       case 'compact-store':
-        await compactStore(deps.store);
-        return { compacted: true };
+        return compactStore(deps.upkeep);
     }
   };
 }

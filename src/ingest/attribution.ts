@@ -13,11 +13,22 @@ import type { Queryable } from '../store/store.js';
  */
 const DAY_US = 86_400_000_000;
 
-export async function refreshAttribution(tx: Queryable, fresh: string): Promise<void> {
-  const users = `users_${fresh}`;
-  await tx.run(`CREATE TEMP TABLE ${users} AS SELECT DISTINCT account, user_id FROM ${fresh} WHERE user_id IS NOT NULL`);
+/** `added`: the new events (account, user_id); `tag` names the temporary tables. */
+export async function refreshAttribution(tx: Queryable, added: string, tag: string, seq: number): Promise<void> {
+  const [touched, users] = [`touched_users_${tag}`, `users_${tag}`];
+  await tx.run(`CREATE TEMP TABLE ${touched} AS SELECT DISTINCT account, user_id FROM ${added} WHERE user_id IS NOT NULL`);
   try {
-    await tx.run(`DELETE FROM attributions a USING ${users} u WHERE a.ad_account_id = u.account AND a.user_id = u.user_id`);
+    // The touched users' rows end with this load (kept for snapshot reads until compaction); their new rows start with it.
+    await tx.run(
+      `UPDATE attributions a SET valid_to = $seq FROM ${touched} u WHERE a.ad_account_id = u.account AND a.user_id = u.user_id AND a.valid_to IS NULL`,
+      { seq },
+    );
+    // Only users with conversions have any to attribute: the others' touches are not read at all.
+    await tx.run(
+      `CREATE TEMP TABLE ${users} AS
+       SELECT * FROM ${touched} u WHERE EXISTS (SELECT 1 FROM events e WHERE e.type = 'conversion' AND e.ad_account_id = u.account AND e.user_id = u.user_id)`,
+    );
+    if (Number((await tx.get(`SELECT count(*) AS n FROM ${users}`))?.['n']) === 0) return;
     const touches = (type: string) =>
       `SELECT e.ad_account_id, e.user_id, e.ts_us, max(e.event_id) AS event_id
        FROM events e JOIN ${users} u ON e.ad_account_id = u.account AND e.user_id = u.user_id
@@ -41,13 +52,14 @@ export async function refreshAttribution(tx: Queryable, fresh: string): Promise<
        )
        SELECT ch.ad_account_id, ch.user_id, ch.event_id, ch.click_window, ch.view_window, ch.kind, t.event_id,
          t.ad_id, t.ad_group_id, t.campaign_id, t.country, t.device, t.platform, t.product_feed_id, t.product_item_id,
-         t.ts_us, ch.ts_us, ch.event_name, ch.value, ch.currency
+         t.ts_us, ch.ts_us, ch.event_name, ch.value, ch.currency, $seq, NULL
        FROM chosen ch
        JOIN events t ON t.ad_account_id = ch.ad_account_id
          AND t.event_id = CASE ch.kind WHEN 'click' THEN ch.click_id ELSE ch.view_id END
        WHERE ch.kind IS NOT NULL`,
+      { seq },
     );
   } finally {
-    await tx.run(`DROP TABLE IF EXISTS ${users}`);
+    for (const t of [touched, users]) await tx.run(`DROP TABLE IF EXISTS ${t}`);
   }
 }

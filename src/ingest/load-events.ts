@@ -4,15 +4,15 @@ import { randomToken } from '../ids.js';
 import type { Queryable, Store } from '../store/store.js';
 import { DEVICES, EVENT_FIELDS, EVENT_TYPES, MAX_FUTURE_US, MIN_EVENT_TIME_US, PLATFORMS, QUARANTINE_REASONS, type EventFileFormat, type QuarantineReason } from './event-contract.js';
 import { refreshAttribution } from './attribution.js';
-import { FIRST_LINE, PARQUET_COLUMNS, stageLeftovers, stageStatements } from './stage-sql.js';
+import { csvDirectHolds, csvRenumbered, fileRows, FIRST_LINE, PARQUET_COLUMNS, stageLeftovers } from './stage-sql.js';
 
 /**
- * Loads one event file in one write transaction: stage it with DuckDB's
- * reader, check every row in SQL, quarantine the bad ones with their line and
- * reason, store valid events not stored before (dedup by anti-join on
- * account and event id), and refresh billable spend for the account-local
- * days the new events touched. All of it commits or none of it does, so a
- * file loaded again after a crash changes nothing twice.
+ * Loads one event file in one write transaction: read it with DuckDB's
+ * reader and check every row in SQL in the same pass, quarantine the bad ones
+ * with their line and reason, store valid events not stored before (dedup by
+ * anti-join on account and event id), and refresh rollups, attribution and
+ * billable spend for what the new events touched. All of it commits or none
+ * of it does, so a file loaded again after a crash changes nothing twice.
  */
 export interface LoadRequest {
   runId: string;
@@ -73,6 +73,17 @@ const REASON = `CASE
   WHEN s.currency IS NOT NULL AND s.currency <> s.account_currency THEN 'currency_mismatch'
 END`;
 
+/** Phase times on stderr with ADSVC_INGEST_TRACE=1. */
+function tracer(label: string): (phase: string) => void {
+  if (process.env['ADSVC_INGEST_TRACE'] !== '1') return () => undefined;
+  let last = performance.now();
+  return (phase) => {
+    const now = performance.now();
+    process.stderr.write(`ingest ${label} ${phase}: ${(now - last).toFixed(0)} ms\n`);
+    last = now;
+  };
+}
+
 const Counts = z.object({ rows_read: z.number(), valid: z.number(), stored: z.number(), quarantined: z.number() });
 
 /** The file's own column names: the CSV header line, or the Parquet schema. */
@@ -82,6 +93,29 @@ async function fileColumns(db: Queryable, req: LoadRequest): Promise<string[]> {
   const header = String((await db.get(FIRST_LINE, { path: req.path }))?.['line'] ?? '');
   return header.split(',').map((c) => c.trim().replace(/^"(.*)"$/, '$1').replace(/^\uFEFF/, ''));
 }
+
+/**
+ * Typed fields, the owning account (from the ad for impressions and clicks),
+ * and the reason, in one streaming pass over `rows`.
+ */
+const checkedSql = (rows: string) => `
+  WITH st AS (${rows}), typed AS (
+    SELECT st.*, ${tsUs('st.timestamp')} AS ts_us,
+      CASE WHEN st.cost_micros IS NULL THEN 0 WHEN regexp_full_match(st.cost_micros, '[0-9]{1,18}') THEN st.cost_micros::BIGINT END AS cost,
+      CASE WHEN regexp_full_match(st.value, '[0-9]{1,29}([.][0-9]{1,9})?') THEN st.value::DECIMAL(38, 9) END AS amount,
+      ad.ad_account_id AS ad_account, ad.ad_group_id AS ad_group, ad.campaign_id AS campaign,
+      CASE WHEN st.type IN ('impression', 'click') THEN ad.ad_account_id ELSE coalesce(st.ad_account_id, $scope) END AS account
+    FROM st LEFT JOIN ads ad ON ad.id = st.ad_id
+  ), owned AS (
+    SELECT t.*, acct.currency_code AS account_currency FROM typed t LEFT JOIN ad_accounts acct ON acct.id = t.account
+  ), judged AS (
+    SELECT s.*, ${REASON} AS reason FROM owned s
+  )
+  -- Only a quarantined row keeps its text (the line, or its fields as JSON).
+  SELECT line_no, reason, CASE WHEN reason IS NOT NULL THEN coalesce(raw, to_json({${EVENT_FIELDS.map((f) => `'${f}': "${f}"`).join(', ')}})::VARCHAR) END AS raw,
+    account, event_id, type, ts_us, ad_id, ad_group, campaign, user_id, country, device, platform,
+    product_feed_id, product_item_id, cost, event_name, amount, currency
+  FROM judged`;
 
 export async function loadEventFile(
   deps: { store: Store; clock: Clock },
@@ -95,56 +129,71 @@ export async function loadEventFile(
 ): Promise<LoadSummary> {
   const nowUs = deps.clock.nowMs() * 1000;
   const tag = randomToken(8);
-  const [stage, checked, fresh] = [`stage_${tag}`, `checked_${tag}`, `fresh_${tag}`];
+  const [stage, checked, fresh, touched] = [`stage_${tag}`, `checked_${tag}`, `fresh_${tag}`, `touched_${tag}`];
   const run = deps.store.transaction(async (tx) => {
+    const mark = tracer(req.source);
     try {
       const columns = await fileColumns(tx, req);
-      for (const statement of stageStatements(req.format, stage, columns, tag)) await tx.run(statement, { path: req.path });
-      // Typed columns and the owning account (from the ad for impressions and clicks).
+      const judge = { scope: req.scopeAccountId, now_us: nowUs };
+      // Checked rows straight from the file: nothing wide is staged.
+      await tx.run(`CREATE TEMP TABLE ${checked} AS ${checkedSql(fileRows(req.format, columns, tag))}`, { ...judge, path: req.path });
+      if (req.format === 'csv') {
+        const records = Number((await tx.get(`SELECT count(*) AS n FROM ${checked}`))?.['n']);
+        if ((await tx.get(csvDirectHolds(tag), { path: req.path, records }))?.['holds'] !== true) {
+          // Rejected or blank lines: number records by the lines left, and add the rejected ones.
+          await tx.run(`CREATE TEMP TABLE ${stage} AS ${csvRenumbered(checked, tag)}`, { path: req.path });
+          await tx.run(`DROP TABLE ${checked}`);
+          await tx.run(`ALTER TABLE ${stage} RENAME TO ${checked}`);
+        }
+      }
+      mark('read and check');
       await tx.run(
-        `CREATE TEMP TABLE ${checked} AS
-         WITH typed AS (
-           SELECT st.*, ${tsUs('st.timestamp')} AS ts_us,
-             CASE WHEN st.cost_micros IS NULL THEN 0 WHEN regexp_full_match(st.cost_micros, '[0-9]{1,18}') THEN st.cost_micros::BIGINT END AS cost,
-             CASE WHEN regexp_full_match(st.value, '[0-9]{1,29}([.][0-9]{1,9})?') THEN st.value::DECIMAL(38, 9) END AS amount,
-             ad.ad_account_id AS ad_account, ad.ad_group_id AS ad_group, ad.campaign_id AS campaign,
-             CASE WHEN st.type IN ('impression', 'click') THEN ad.ad_account_id ELSE coalesce(st.ad_account_id, $scope) END AS account
-           FROM ${stage} st LEFT JOIN ads ad ON ad.id = st.ad_id
-         ), owned AS (
-           SELECT t.*, acct.currency_code AS account_currency FROM typed t LEFT JOIN ad_accounts acct ON acct.id = t.account
-         )
-         SELECT s.*, ${REASON} AS reason FROM owned s`,
-        { scope: req.scopeAccountId, now_us: nowUs },
-      );
-      await tx.run(
-        `INSERT INTO event_quarantine
-         SELECT $run, $source, line_no, reason,
-           coalesce(raw, to_json({${EVENT_FIELDS.map((f) => `'${f}': "${f}"`).join(', ')}})::VARCHAR), $now_us
-         FROM ${checked} WHERE reason IS NOT NULL`,
+        `INSERT INTO event_quarantine SELECT $run, $source, line_no, reason, raw, $now_us FROM ${checked} WHERE reason IS NOT NULL`,
         { run: req.runId, source: req.source, now_us: nowUs },
       );
-      // First occurrence within the file, and only if not stored before.
+      mark('quarantine');
+      // Stored by this load: the first valid occurrence in the file of an
+      // (account, event id), if not stored before. Repeats are looked for on a
+      // 64-bit hash of the key first (an integer aggregate), and only rows
+      // whose hash repeats are ranked on the key itself; rows are copied once,
+      // into events.
       await tx.run(
         `CREATE TEMP TABLE ${fresh} AS
-         SELECT c.* FROM (
-           SELECT *, row_number() OVER (PARTITION BY account, event_id ORDER BY line_no) AS occurrence FROM ${checked} WHERE reason IS NULL
-         ) c ANTI JOIN events e ON e.ad_account_id = c.account AND e.event_id = c.event_id
-         WHERE c.occurrence = 1`,
+         WITH valid AS (
+           SELECT line_no, account, event_id, hash(account, event_id) AS h FROM ${checked} WHERE reason IS NULL
+         ), repeated AS (
+           SELECT h FROM valid GROUP BY h HAVING count(*) > 1
+         ), later AS (
+           SELECT line_no FROM valid SEMI JOIN repeated USING (h)
+           QUALIFY row_number() OVER (PARTITION BY account, event_id ORDER BY line_no) > 1
+         )
+         SELECT line_no FROM valid v ANTI JOIN later USING (line_no)
+         ANTI JOIN events e ON e.ad_account_id = v.account AND e.event_id = v.event_id`,
       );
+      mark('dedup');
       await tx.run(
         `INSERT INTO events
          SELECT account, event_id, type, ts_us, ad_id, ad_group, campaign, user_id, country, device, platform,
            product_feed_id, product_item_id, cost, event_name, amount, currency, $run, $now_us
-         FROM ${fresh}`,
+         FROM ${checked} SEMI JOIN ${fresh} USING (line_no)`,
         { run: req.runId, now_us: nowUs },
       );
-      await refreshRollups(tx, fresh);
-      await refreshAttribution(tx, fresh);
-      await refreshDailySpend(tx, fresh, deps.clock.nowMs());
+      mark('insert');
+      // The new events as the refreshes read them.
+      const added = `(SELECT c.* FROM ${checked} c SEMI JOIN ${fresh} USING (line_no))`;
+      // This load's place in the data's history (snapshot reads, 0009_data_versions.sql).
+      const seq = Number((await tx.get(`SELECT nextval('data_load_seq') AS s`))?.['s']);
+      await tx.run('INSERT INTO data_loads VALUES ($seq, $run, $now_ms)', { seq, run: req.runId, now_ms: deps.clock.nowMs() });
+      await refreshRollups(tx, added, touched, seq);
+      mark('rollups');
+      await refreshAttribution(tx, added, tag, seq);
+      mark('attribution');
+      await refreshDailySpend(tx, touched, deps.clock.nowMs());
+      mark('spend');
       const counts = Counts.parse(
         await tx.get(
-          `SELECT (SELECT count(*) FROM ${checked}) AS rows_read, (SELECT count(*) FROM ${checked} WHERE reason IS NULL) AS valid,
-                  (SELECT count(*) FROM ${fresh}) AS stored, (SELECT count(*) FROM ${checked} WHERE reason IS NOT NULL) AS quarantined`,
+          `SELECT count(*) AS rows_read, count(*) FILTER (WHERE reason IS NULL) AS valid, (SELECT count(*) FROM ${fresh}) AS stored,
+             count(*) FILTER (WHERE reason IS NOT NULL) AS quarantined FROM ${checked}`,
         ),
       );
       const byReason: LoadSummary['quarantined_by_reason'] = {};
@@ -159,11 +208,12 @@ export async function loadEventFile(
         quarantined: counts.quarantined,
         quarantined_by_reason: byReason,
       };
+      mark('counts');
       if (options.dryRun) throw new DryRunDone(summary);
       await options.beforeCommit?.(tx, summary);
       return summary;
     } finally {
-      for (const t of [stage, checked, fresh, ...stageLeftovers(tag)]) await tx.run(`DROP TABLE IF EXISTS ${t}`).catch(() => undefined);
+      for (const t of [stage, checked, fresh, touched, ...stageLeftovers(tag)]) await tx.run(`DROP TABLE IF EXISTS ${t}`).catch(() => undefined);
     }
   });
   try {
@@ -183,57 +233,54 @@ class DryRunDone extends Error {
 
 const BUCKET_US = 900_000_000;
 
-/** The (account, 15-minute bucket) pairs that new impressions and clicks fall in. */
-const touchedBuckets = (fresh: string) => `SELECT DISTINCT account, ts_us // ${BUCKET_US} AS bucket FROM ${fresh} WHERE type IN ('impression', 'click')`;
-
 /**
- * Rollups for the buckets the load touched, recomputed from stored events:
- * incremental (only those buckets), and exact whatever order events arrive in.
+ * Rollups grow by the new events' own sums (`added`: the stored rows of this
+ * load), tagged with the load's sequence number. A bucket's value is the sum
+ * of its rows, so it is exact whatever order events arrive in, nothing is
+ * rewritten, and a reader at watermark W sums only the rows of loads up to W
+ * (snapshot reads). Compaction merges the rows of old loads. Leaves `touched`
+ * (account, bucket) for the spend refresh.
  */
-async function refreshRollups(tx: Queryable, fresh: string): Promise<void> {
-  const touched = `touched_${fresh}`;
-  await tx.run(`CREATE TEMP TABLE ${touched} AS ${touchedBuckets(fresh)}`);
-  try {
-    await tx.run(`DELETE FROM rollup_15m r USING ${touched} t WHERE r.ad_account_id = t.account AND r.bucket = t.bucket`);
-    await tx.run(
-      `INSERT INTO rollup_15m
-       SELECT e.ad_account_id, e.ts_us // ${BUCKET_US} AS bucket, e.campaign_id, e.ad_group_id, e.ad_id,
-         CASE WHEN GROUPING(e.country) = 0 THEN 'country' WHEN GROUPING(e.device) = 0 THEN 'device'
-              WHEN GROUPING(e.platform) = 0 THEN 'platform' WHEN GROUPING(e.product_feed_id) = 0 THEN 'product' ELSE 'none' END,
-         CASE WHEN GROUPING(e.country) = 0 THEN e.country WHEN GROUPING(e.device) = 0 THEN e.device
-              WHEN GROUPING(e.platform) = 0 THEN e.platform END,
-         CASE WHEN GROUPING(e.product_feed_id) = 0 THEN e.product_feed_id END,
-         CASE WHEN GROUPING(e.product_feed_id) = 0 THEN e.product_item_id END,
-         count(*) FILTER (WHERE e.type = 'impression'), count(*) FILTER (WHERE e.type = 'click'), sum(e.cost_micros)::BIGINT
-       FROM events e JOIN ${touched} t ON e.ad_account_id = t.account AND e.ts_us // ${BUCKET_US} = t.bucket
-       WHERE e.type IN ('impression', 'click')
-         AND e.ts_us BETWEEN (SELECT min(bucket) FROM ${touched}) * ${BUCKET_US} AND ((SELECT max(bucket) FROM ${touched}) + 1) * ${BUCKET_US}
-       GROUP BY GROUPING SETS (
-         (1, 2, 3, 4, 5),
-         (1, 2, 3, 4, 5, e.country),
-         (1, 2, 3, 4, 5, e.device),
-         (1, 2, 3, 4, 5, e.platform),
-         (1, 2, 3, 4, 5, e.product_feed_id, e.product_item_id)
-       )`,
-    );
-  } finally {
-    await tx.run(`DROP TABLE IF EXISTS ${touched}`);
-  }
+async function refreshRollups(tx: Queryable, added: string, touched: string, seq: number): Promise<void> {
+  await tx.run(
+    `INSERT INTO rollup_15m
+     SELECT e.account, e.ts_us // ${BUCKET_US}, e.campaign, e.ad_group, e.ad_id,
+       CASE WHEN GROUPING(e.country) = 0 THEN 'country' WHEN GROUPING(e.device) = 0 THEN 'device'
+            WHEN GROUPING(e.platform) = 0 THEN 'platform' WHEN GROUPING(e.product_feed_id) = 0 THEN 'product' ELSE 'none' END,
+       CASE WHEN GROUPING(e.country) = 0 THEN e.country WHEN GROUPING(e.device) = 0 THEN e.device
+            WHEN GROUPING(e.platform) = 0 THEN e.platform END,
+       CASE WHEN GROUPING(e.product_feed_id) = 0 THEN e.product_feed_id END,
+       CASE WHEN GROUPING(e.product_feed_id) = 0 THEN e.product_item_id END,
+       count(*) FILTER (WHERE e.type = 'impression'), count(*) FILTER (WHERE e.type = 'click'), sum(e.cost)::BIGINT, $seq
+     FROM ${added} e
+     WHERE e.type IN ('impression', 'click')
+     GROUP BY GROUPING SETS (
+       (1, 2, 3, 4, 5),
+       (1, 2, 3, 4, 5, e.country),
+       (1, 2, 3, 4, 5, e.device),
+       (1, 2, 3, 4, 5, e.platform),
+       (1, 2, 3, 4, 5, e.product_feed_id, e.product_item_id)
+     )`,
+    { seq },
+  );
+  await tx.run(
+    `CREATE TEMP TABLE ${touched} AS SELECT DISTINCT account, ts_us // ${BUCKET_US} AS bucket FROM ${added} WHERE type IN ('impression', 'click')`,
+  );
 }
 
 /**
  * Billable spend per account-local day (the spend-limit counters) for the
- * days the new impressions and clicks fall on, summed from the rollups: a
+ * days the new impressions and clicks fall on (`touchedBuckets`), summed from the rollups: a
  * 15-minute bucket lies within one local day in every zone, so only bucket
  * starts (not events) are converted to local dates.
  */
-async function refreshDailySpend(tx: Queryable, fresh: string, nowMs: number): Promise<void> {
+async function refreshDailySpend(tx: Queryable, touchedBuckets: string, nowMs: number): Promise<void> {
   const localDay = (us: string) => `strftime(timezone(a.timezone, make_timestamptz(${us})), '%Y-%m-%d')`;
   await tx.run(
     `INSERT OR REPLACE INTO account_daily_spend
      WITH touched AS (
        SELECT DISTINCT t.account, ${localDay(`t.bucket * ${BUCKET_US}`)} AS day
-       FROM (${touchedBuckets(fresh)}) t JOIN ad_accounts a ON a.id = t.account
+       FROM ${touchedBuckets} t JOIN ad_accounts a ON a.id = t.account
      ), days AS (
        SELECT r.ad_account_id AS account, ${localDay(`r.bucket * ${BUCKET_US}`)} AS day, r.spend_micros
        FROM rollup_15m r JOIN ad_accounts a ON a.id = r.ad_account_id

@@ -1,93 +1,121 @@
 import { EVENT_FIELDS, type EventFileFormat } from './event-contract.js';
 
 /**
- * Reading event files into a staging table with DuckDB's own readers: one row
- * per record, `line_no` where it came from, `raw` text for the quarantine,
- * and every contract field as text (types are checked afterwards, in SQL).
- * The file path is a bound parameter ($path); column names come from the
- * contract, never from the file.
+ * Reading event files with DuckDB's own readers: one row per record,
+ * `line_no` where it came from, `raw` text for the quarantine, and every
+ * contract field as text (types are checked afterwards, in SQL). The file
+ * path is a bound parameter ($path); column names come from the contract,
+ * never from the file.
+ *
+ * A format gives a SELECT of those columns straight from the file, so the
+ * checks read the file in the same pass.
  */
 
-const LINES = `SELECT row_number() OVER () AS line_no, line
-  FROM read_csv($path, columns = {'line': 'VARCHAR'}, header = false, delim = chr(0), quote = '', escape = '',
-                auto_detect = false, strict_mode = false, parallel = false, compression = 'auto')`;
+const LINE_READER = `read_csv($path, columns = {'line': 'VARCHAR'}, header = false, delim = chr(0), quote = '', escape = '',
+  auto_detect = false, strict_mode = false, parallel = true, compression = 'auto')`;
 
-/** The text of line 1 (a CSV header), read the same way as NDJSON lines. */
-export const FIRST_LINE = `SELECT line FROM (${LINES}) WHERE line_no = 1`;
+/** Lines as text in file order: NUL never occurs in JSON or CSV text; the single-row window keeps the pipeline in order. */
+const LINES = `SELECT row_number() OVER () AS line_no, line FROM ${LINE_READER}`;
 
-/** NDJSON: lines read as text in file order (NUL never occurs in JSON text), then parsed in SQL. */
-function ndjsonStage(stage: string): string[] {
-  // Each line is parsed a few times in all, not once per field: the values and
-  // the JSON types of every contract field come back as two lists.
-  const paths = `[${EVENT_FIELDS.map((f) => `'$.${f}'`).join(', ')}]`;
-  const fields = EVENT_FIELDS.map((f, i) => `CASE WHEN types[${i + 1}] IN ('VARCHAR','BIGINT','UBIGINT','DOUBLE') THEN vals[${i + 1}] END AS ${f}`);
-  return [
-    `CREATE TEMP TABLE ${stage} AS
-     WITH parsed AS (
-       SELECT line_no, line, CASE WHEN json_valid(line) AND json_type(line) = 'OBJECT' THEN line END AS j
-       FROM (${LINES}) WHERE line IS NOT NULL AND trim(line) <> ''
-     ), extracted AS (
-       SELECT line_no, line, j, json_extract_string(j, ${paths}) AS vals, json_type(j, ${paths}) AS types FROM parsed
-     )
-     SELECT line_no, line AS raw, CASE WHEN j IS NULL THEN 'invalid_json' END AS parse_error,
-       -- A field sent as an object, array or boolean is a wrong type, not an absent one.
-       coalesce(list_has_any(types, ['OBJECT', 'ARRAY', 'BOOLEAN']), false) AS wrong_type,
-       ${fields.join(', ')}
-     FROM extracted`,
-  ];
-}
+/** The text of line 1 (a CSV header), read the same way as NDJSON lines; the scan keeps file order, so it stops there. */
+export const FIRST_LINE = `SELECT line FROM ${LINE_READER} LIMIT 1`;
+
+/** How many lines the file has, blank ones included (CSV: do records and lines pair up one to one?). */
+const LINE_COUNT = `SELECT count(*) FROM ${LINE_READER}`;
 
 /**
- * CSV with a header row, read with a fixed dialect (comma, double quotes) and
- * the header's own columns: DuckDB's sniffer may otherwise take a malformed
+ * NDJSON: lines read as text, each object parsed once into all the contract
+ * fields as text. A line that starts with `{` is an object if it parses at
+ * all; another line is tested as JSON first (leading blanks, or no object).
+ * A field sent as an object, array or boolean is a wrong type, not an absent
+ * one, and is not taken as text: only a line with a second `{`, a `[`,
+ * `true` or `false` can have one, so only such lines have their JSON types
+ * looked up.
+ */
+function ndjsonRows(lines: string): string {
+  const paths = `[${EVENT_FIELDS.map((f) => `'$.${f}'`).join(', ')}]`;
+  const shape = `'{${EVENT_FIELDS.map((f) => `"${f}":"VARCHAR"`).join(',')}}'`;
+  const fields = EVENT_FIELDS.map((f, i) => `CASE WHEN types IS NULL OR types[${i + 1}] IN ('VARCHAR','BIGINT','UBIGINT','DOUBLE') THEN j.${f} END AS ${f}`);
+  return `WITH parsed AS (
+      SELECT line_no, line,
+        CASE WHEN starts_with(line, '{') THEN try(json_transform(line, ${shape}))
+             WHEN json_valid(line) AND json_type(line) = 'OBJECT' THEN json_transform(line, ${shape}) END AS j
+      FROM ${lines}
+    ), typed AS (
+      SELECT *, CASE WHEN j IS NOT NULL AND regexp_matches(line, '[{].*[{[]|true|false') THEN json_type(line, ${paths}) END AS types FROM parsed
+    )
+    SELECT line_no, line AS raw, CASE WHEN j IS NULL THEN 'invalid_json' END AS parse_error,
+      coalesce(list_has_any(types, ['OBJECT', 'ARRAY', 'BOOLEAN']), false) AS wrong_type,
+      ${fields.join(', ')}
+    FROM typed`;
+}
+
+/** The CSV reader with a fixed dialect (comma, double quotes) and the header's own columns; malformed rows go to `rej_<tag>`. */
+function csvRecords(header: readonly string[], tag: string): string {
+  const columns = header.map((c) => `'${c.replaceAll("'", "''")}': 'VARCHAR'`).join(', ');
+  return `read_csv($path, columns = {${columns}}, header = true, auto_detect = false,
+       delim = ',', quote = '"', escape = '"', strict_mode = true, parallel = true, compression = 'auto',
+       store_rejects = true, ignore_errors = true, rejects_table = 'rej_${tag}', rejects_scan = 'rejscan_${tag}')`;
+}
+
+const csvFields = (header: readonly string[], from: string) =>
+  EVENT_FIELDS.map((f) => (header.includes(f) ? `nullif(trim(${from}."${f}"), '') AS ${f}` : `NULL::VARCHAR AS ${f}`));
+
+/**
+ * CSV read directly: record k is on line k + 1. That holds when no row was
+ * rejected and the file has exactly one line per record besides the header
+ * (`csvDirectHolds`); otherwise the load renumbers them (`csvRenumbered`).
+ */
+function csvRows(header: readonly string[], tag: string): string {
+  return `SELECT row_number() OVER () + 1 AS line_no, NULL::VARCHAR AS raw, NULL::VARCHAR AS parse_error, false AS wrong_type,
+      ${csvFields(header, 'r').join(', ')}
+    FROM ${csvRecords(header, tag)} r`;
+}
+
+/** Did the direct CSV read number its records right? $records: how many it read. */
+export const csvDirectHolds = (tag: string) =>
+  `SELECT (SELECT count(*) FROM rej_${tag}) = 0 AND (${LINE_COUNT}) = $records + 1 AS holds`;
+
+/**
+ * CSV in general: DuckDB's sniffer is not used, since it may take a malformed
  * row for the header and skip what comes before it. Malformed rows are kept
  * as rejects and quarantined; a record's line number is its place among the
- * lines that were not rejected (records are one line each).
+ * lines that were not rejected (records are one line each). The checks do
+ * not depend on line numbers, so the rows of the direct read (`checked`,
+ * numbered k + 1) are renumbered here, not read again.
  */
-function csvStage(stage: string, header: readonly string[], tag: string): string[] {
-  const columns = header.map((c) => `'${c.replaceAll("'", "''")}': 'VARCHAR'`).join(', ');
-  const fields = EVENT_FIELDS.map((f) => (header.includes(f) ? `nullif(trim(r."${f}"), '') AS ${f}` : `NULL::VARCHAR AS ${f}`));
-  return [
-    `CREATE TEMP TABLE recs_${tag} AS
-     SELECT row_number() OVER () AS k, * FROM read_csv($path, columns = {${columns}}, header = true, auto_detect = false,
-       delim = ',', quote = '"', escape = '"', strict_mode = true, parallel = false, compression = 'auto',
-       store_rejects = true, ignore_errors = true, rejects_table = 'rej_${tag}', rejects_scan = 'rejscan_${tag}')`,
-    `CREATE TEMP TABLE ${stage} AS
-     WITH good AS (
-       SELECT line_no, row_number() OVER (ORDER BY line_no) AS k FROM (${LINES})
-       WHERE line_no > 1 AND line IS NOT NULL AND trim(line) <> '' AND line_no NOT IN (SELECT line FROM rej_${tag})
-     )
-     SELECT g.line_no, NULL::VARCHAR AS raw, NULL::VARCHAR AS parse_error, false AS wrong_type, ${fields.join(', ')}
-     FROM recs_${tag} r JOIN good g USING (k)
-     UNION ALL
-     SELECT line, any_value(csv_line), 'malformed_row', false, ${EVENT_FIELDS.map((f) => `NULL::VARCHAR AS ${f}`).join(', ')}
-     FROM rej_${tag} GROUP BY line`,
-  ];
-}
+export const csvRenumbered = (checked: string, tag: string): string => `
+  WITH good AS (
+    SELECT line_no, row_number() OVER (ORDER BY line_no) + 1 AS k1 FROM (${LINES})
+    WHERE line_no > 1 AND line IS NOT NULL AND trim(line) <> '' AND line_no NOT IN (SELECT line FROM rej_${tag})
+  )
+  SELECT g.line_no, c.* EXCLUDE (line_no) FROM ${checked} c JOIN good g ON g.k1 = c.line_no
+  UNION ALL BY NAME
+  SELECT line AS line_no, 'malformed_row' AS reason, any_value(csv_line) AS raw FROM rej_${tag} GROUP BY line`;
 
 /** Parquet: columns of the contract cast to text; a row's number is its position in the file. */
-function parquetStage(stage: string, present: readonly string[]): string[] {
+function parquetRows(present: readonly string[]): string {
   const fields = EVENT_FIELDS.map((f) => (present.includes(f) ? `CAST("${f}" AS VARCHAR) AS ${f}` : `NULL::VARCHAR AS ${f}`));
-  return [
-    `CREATE TEMP TABLE ${stage} AS
-     SELECT row_number() OVER () AS line_no, NULL::VARCHAR AS raw, NULL::VARCHAR AS parse_error, false AS wrong_type, ${fields.join(', ')}
-     FROM read_parquet($path)`,
-  ];
+  // The reader's own row number is exact and keeps the scan parallel; a file with a column of that name is numbered by a window.
+  const own = !present.includes('file_row_number');
+  return `SELECT ${own ? 'file_row_number + 1' : 'row_number() OVER ()'} AS line_no, NULL::VARCHAR AS raw, NULL::VARCHAR AS parse_error,
+      false AS wrong_type, ${fields.join(', ')}
+    FROM read_parquet($path${own ? ', file_row_number = true' : ''})`;
 }
 
-/** Statements that fill the staging table `stage`; `columns` are the file's own column names (CSV header, Parquet schema). */
-export function stageStatements(format: EventFileFormat, stage: string, columns: readonly string[], tag: string): string[] {
+/** A SELECT of line_no, raw, parse_error, wrong_type and the contract fields, read from the file; `columns`: the file's own (CSV header, Parquet schema). */
+export function fileRows(format: EventFileFormat, columns: readonly string[], tag: string): string {
   switch (format) {
     case 'ndjson':
-      return ndjsonStage(stage);
+      return ndjsonRows(`(${LINES}) WHERE line IS NOT NULL AND trim(line) <> ''`);
     case 'csv':
-      return csvStage(stage, columns, tag);
+      return csvRows(columns, tag);
     case 'parquet':
-      return parquetStage(stage, columns);
+      return parquetRows(columns);
   }
 }
 
-/** Temporary tables a stage may leave besides the stage itself. */
-export const stageLeftovers = (tag: string): string[] => [`recs_${tag}`, `rej_${tag}`, `rejscan_${tag}`];
+/** Temporary tables a read may leave besides the ones the loader names. */
+export const stageLeftovers = (tag: string): string[] => [`rej_${tag}`, `rejscan_${tag}`];
 
 export const PARQUET_COLUMNS = `SELECT column_name FROM (DESCRIBE SELECT * FROM read_parquet($path))`;

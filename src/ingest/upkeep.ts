@@ -86,7 +86,46 @@ export async function applyRetention(deps: UpkeepDeps): Promise<RetentionResult>
   return { batches_removed: removed, quarantine_rows_removed: counted };
 }
 
-/** Writes the WAL into the database file and vacuums deleted rows (waits for running writes). */
-export async function compactStore(store: Store): Promise<void> {
-  await store.run('CHECKPOINT');
+/** How long a cursor reads the data as of its first page; compaction keeps the history this long. */
+export const CURSOR_LIFETIME_MS = 24 * 3_600_000;
+
+const ROLLUP_KEYS = ['ad_account_id', 'bucket', 'campaign_id', 'ad_group_id', 'ad_id', 'segment', 'segment_value', 'feed_value', 'item_value'];
+
+/**
+ * Compaction: rollup rows of loads committed more than a cursor lifetime ago
+ * are merged into one row per key (tagged with the horizon), attribution rows
+ * that ended by then are deleted, and the database is checkpointed (the WAL
+ * written into the file, deleted rows vacuumed). Every cursor still valid
+ * reads at or after the horizon, so it sees the same sums.
+ */
+export async function compactStore(deps: { store: Store; clock: Clock }): Promise<{ horizon: number; merged: number }> {
+  const cutoff = deps.clock.nowMs() - CURSOR_LIFETIME_MS;
+  const merged = await deps.store.transaction(async (tx) => {
+    const horizon = Number((await tx.get('SELECT coalesce(max(seq), 0) AS h FROM data_loads WHERE committed_at_ms < $cutoff', { cutoff }))?.['h'] ?? 0);
+    if (horizon === 0) return { horizon, merged: 0 };
+    const keys = ROLLUP_KEYS.join(', ');
+    await tx.run(
+      `CREATE TEMP TABLE compact_rollup AS
+       SELECT ${keys}, sum(impressions)::BIGINT AS impressions, sum(clicks)::BIGINT AS clicks, sum(spend_micros)::BIGINT AS spend_micros, $h::BIGINT AS load_seq
+       FROM rollup_15m WHERE load_seq <= $h GROUP BY ALL HAVING count(*) > 1`,
+      { h: horizon },
+    );
+    try {
+      const n = Number((await tx.get('SELECT count(*) AS n FROM compact_rollup'))?.['n'] ?? 0);
+      if (n > 0) {
+        await tx.run(
+          `DELETE FROM rollup_15m r USING compact_rollup c WHERE r.load_seq <= $h AND ${ROLLUP_KEYS.map((k) => `r.${k} IS NOT DISTINCT FROM c.${k}`).join(' AND ')}`,
+          { h: horizon },
+        );
+        await tx.run('INSERT INTO rollup_15m SELECT * FROM compact_rollup');
+      }
+      await tx.run('DELETE FROM attributions WHERE valid_to <= $h', { h: horizon });
+      await tx.run('INSERT INTO data_compactions VALUES ($h, $now)', { h: horizon, now: deps.clock.nowMs() });
+      return { horizon, merged: n };
+    } finally {
+      await tx.run('DROP TABLE IF EXISTS compact_rollup');
+    }
+  });
+  await deps.store.run('CHECKPOINT');
+  return merged;
 }

@@ -6,6 +6,7 @@ import { ManualClock } from '../../src/clock.js';
 import { loadEventFile } from '../../src/ingest/load-events.js';
 import { bearer, makeAccount } from '../support/context.js';
 import { insertFile } from '../support/files.js';
+import { attributeConversion } from '../support/reference.js';
 import { startTestApp, type TestApp } from '../support/app.js';
 
 /**
@@ -42,19 +43,11 @@ async function accountWithAds(): Promise<{ accountId: string; ads: string[] }> {
   return { accountId: acct.accountId, ads };
 }
 
-/** EVENTS.md, Attribution, step by step. */
+/** The shared reference (test/support/reference.ts) on this test's events. */
 function reference(events: Ev[], conv: Ev, clickDays: number, viewDays: number): { kind: string; touch: string } | null {
-  const latest = (type: Ev['type'], windowMs: number) =>
-    events
-      .filter((e) => e.type === type && e.user === conv.user && e.ts <= conv.ts && e.ts >= conv.ts - windowMs)
-      .sort((x, y) => y.ts - x.ts || (y.event_id > x.event_id ? 1 : -1))[0];
-  const click = latest('click', clickDays * DAY);
-  if (click) return { kind: 'click', touch: click.event_id };
-  if (viewDays === 1) {
-    const view = latest('impression', DAY);
-    if (view) return { kind: 'view', touch: view.event_id };
-  }
-  return null;
+  const ref = (e: Ev) => ({ ...e, ad: String(e.ad) });
+  const a = attributeConversion(events.map(ref), ref(conv), clickDays, viewDays);
+  return a === null ? null : { kind: a.kind, touch: a.touch.event_id };
 }
 
 const eventArb = fc.record({
@@ -86,7 +79,7 @@ describe('attribution', () => {
           await loadEventFile(t, { runId: 'attr', path, format: 'ndjson', source: 'test', scopeAccountId: null });
         }
         const rows = await t.store.all(
-          'SELECT conversion_event_id, click_window, view_window, kind, touch_event_id, ad_id FROM attributions WHERE ad_account_id = $a',
+          'SELECT conversion_event_id, click_window, view_window, kind, touch_event_id, ad_id FROM attributions WHERE ad_account_id = $a AND valid_to IS NULL',
           { a: accountId },
         );
         const got = new Map(rows.map((r) => [`${r['conversion_event_id']} ${r['click_window']} ${r['view_window']}`, `${r['kind']} ${r['touch_event_id']} ${r['ad_id']}`]));

@@ -88,7 +88,12 @@ function expected(segment: 'none' | 'country' | 'device'): Map<Key, [number, num
 }
 
 async function actual(w: World, segment: string): Promise<Map<Key, [number, number, number]>> {
-  const rows = await w.t.store.all('SELECT ad_id, bucket, segment_value, impressions, clicks, spend_micros FROM rollup_15m WHERE segment = $s', { s: segment });
+  // A bucket's value is the sum of its rows (each load adds its own).
+  const rows = await w.t.store.all(
+    `SELECT ad_id, bucket, segment_value, sum(impressions) AS impressions, sum(clicks) AS clicks, sum(spend_micros) AS spend_micros
+     FROM rollup_15m WHERE segment = $s GROUP BY ALL`,
+    { s: segment },
+  );
   return new Map(
     rows.map((r) => [
       `${w.ads.indexOf(String(r['ad_id']))} ${r['bucket']} ${segment === 'none' ? '' : (r['segment_value'] ?? 'null')}`,
