@@ -20,6 +20,7 @@ import { eventRoutes } from './http/routes/event-routes.js';
 import { eventSettingRoutes } from './http/routes/event-setting-routes.js';
 import { fileRoutes } from './http/routes/file-routes.js';
 import { geoLookupRoutes } from './http/routes/geo-lookup-routes.js';
+import { insightsRoutes } from './http/routes/insights-routes.js';
 import { productFeedRoutes } from './http/routes/product-feed-routes.js';
 import { spendLimitRoutes } from './http/routes/spend-limit-routes.js';
 import type { Logger } from './logger.js';
@@ -92,6 +93,7 @@ export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise
       adRoutes(v1, deps);
       spendLimitRoutes(v1, deps);
       eventRoutes(v1, deps);
+      insightsRoutes(v1, deps);
       await fileRoutes(v1, deps);
       options.extraRoutes?.(v1);
     },

@@ -1,0 +1,58 @@
+import { DateTime } from 'luxon';
+import type { ResolvedRange } from './time-range.js';
+
+/**
+ * Report buckets cut in the range's timezone: local hours, days or months
+ * (23- and 25-hour days at DST changes), or one bucket for the whole range.
+ * The first and last bucket are clipped to the range. Rollups are kept per
+ * 15-minute UTC quarter-hour, and every zone offset is a multiple of 15
+ * minutes, so a quarter-hour lies in exactly one bucket of any zone: the
+ * query maps quarter-hours to buckets through `quarterHourMap`, and no
+ * timezone function ever runs over rollup or event rows.
+ */
+export const GRANULARITIES = ['hourly', 'daily', 'monthly', 'none'] as const;
+export type Granularity = (typeof GRANULARITIES)[number];
+
+export const QUARTER_HOUR_S = 900;
+
+export interface Bucket {
+  startS: number;
+  endS: number;
+  /** `YYYY-MM-DDTHH`, `YYYY-MM-DD`, `YYYY-MM`, or null for `none`. */
+  readable: string | null;
+}
+
+const UNIT = { hourly: 'hour', daily: 'day', monthly: 'month' } as const;
+const FORMAT = { hourly: "yyyy-MM-dd'T'HH", daily: 'yyyy-MM-dd', monthly: 'yyyy-MM' } as const;
+
+export function bucketsOf(range: ResolvedRange, granularity: Granularity): Bucket[] {
+  if (granularity === 'none') return [{ startS: range.startS, endS: range.endS, readable: null }];
+  const unit = UNIT[granularity];
+  const out: Bucket[] = [];
+  let cursor = DateTime.fromSeconds(range.startS, { zone: range.timezone }).startOf(unit);
+  while (cursor.toSeconds() < range.endS) {
+    let next = cursor.plus({ [`${unit}s`]: 1 }).startOf(unit);
+    // Where a local hour starts inside a skipped interval (Lord Howe's 30-minute shift), truncation can fall back to the cursor.
+    if (next <= cursor) next = cursor.plus({ [`${unit}s`]: 1 });
+    const bucket = { startS: Math.max(cursor.toSeconds(), range.startS), endS: Math.min(next.toSeconds(), range.endS), readable: cursor.toFormat(FORMAT[granularity]) };
+    const last = out[out.length - 1];
+    // The hour repeated when clocks go back is one bucket (two hours long; 90 minutes on Lord Howe): labels stay unique.
+    if (last !== undefined && last.readable === bucket.readable) last.endS = bucket.endS;
+    else out.push(bucket);
+    cursor = next;
+  }
+  return out;
+}
+
+/** Bucket index of every quarter-hour in the range, as two parallel lists for the query (first quarter-hour, index). */
+export function quarterHourMap(buckets: readonly Bucket[]): { firstQuarter: number[]; bucketIndex: number[] } {
+  const firstQuarter: number[] = [];
+  const bucketIndex: number[] = [];
+  buckets.forEach((b, i) => {
+    for (let q = b.startS / QUARTER_HOUR_S; q < b.endS / QUARTER_HOUR_S; q++) {
+      firstQuarter.push(q);
+      bucketIndex.push(i);
+    }
+  });
+  return { firstQuarter, bucketIndex };
+}

@@ -1,0 +1,102 @@
+import { DateTime } from 'luxon';
+import type { Clock } from '../clock.js';
+import { COUNTRY_ROWS } from '../domain/locations/country-data.js';
+import type { Row, Store } from '../store/store.js';
+import { levelRank, LEVELS, type Level } from './catalog.js';
+import { compileInsights, pageQuery } from './compile.js';
+import { decodeCursor, encodeToken, queryDigest } from './cursor.js';
+import { compactionHorizon, currentWatermark } from './watermark.js';
+import { ApiError } from '../errors/api-error.js';
+import type { InsightsRequest } from './request.js';
+
+/**
+ * Runs a normalized request: compile, read one page (one row more than the
+ * limit), and shape flat wire rows and the list envelope (spec: Insights (GET)).
+ */
+export type WireValue = string | number | null;
+export type WireRow = Record<string, WireValue>;
+
+export interface InsightsPage {
+  object: 'list';
+  data: WireRow[];
+  count: number;
+  first_id: string | null;
+  last_id: string | null;
+  has_more: boolean;
+}
+
+const COUNTRY_NAMES = COUNTRY_ROWS.map(([code, , name]) => ({ code, name }));
+
+const ENTITY_COLUMN: Record<Level, string> = { ad_account: 'ad_account_id', campaign: 'campaign_id', ad_group: 'ad_group_id', ad: 'ad_id' };
+
+/** Numbers from DuckDB (bigint, decimals as strings) to JSON numbers; spend-like values cleaned of float noise. */
+function num(v: unknown): number | null {
+  if (v === null || v === undefined) return null;
+  const n = typeof v === 'number' ? v : Number(v);
+  return Number.isFinite(n) ? n : null;
+}
+const round = (n: number | null, digits: number): number | null => (n === null ? null : Number(n.toFixed(digits)));
+const METRIC_DIGITS: Record<string, number> = { m_spend: 6, m_cpc: 6, m_cpm: 6, m_cpa: 6, m_order_created_attributed_sales: 9 };
+
+function wireValue(column: string, v: unknown, numeric: boolean): WireValue {
+  if (!numeric) return v === null || v === undefined ? null : String(v);
+  const n = num(v);
+  const digits = METRIC_DIGITS[column];
+  return digits === undefined ? n : round(n, digits);
+}
+
+export async function runInsights(deps: { store: Store; clock: Clock }, req: InsightsRequest, accountTimezone: string): Promise<InsightsPage> {
+  const digest = queryDigest(req);
+  const cursor = req.cursor === null ? null : { direction: req.cursor.direction, token: decodeCursor(req.cursor.token, req.cursor.direction, digest) };
+  // A cursor reads the data as of its first page; a first page pins the current watermark.
+  if (cursor !== null && cursor.token.w < (await compactionHorizon(deps.store))) {
+    throw new ApiError('invalid_value', `${cursor.direction} is a cursor older than a day; its data has been compacted. Start again from the first page.`, {
+      param: cursor.direction,
+    });
+  }
+  const watermark = cursor?.token.w ?? (await currentWatermark(deps.store));
+  const today = DateTime.fromMillis(deps.clock.nowMs(), { zone: accountTimezone }).toISODate() ?? '';
+  const compiled = compileInsights(req, { today, countries: COUNTRY_NAMES, watermark });
+  const page = pageQuery(compiled, req.limit, cursor === null ? null : { direction: cursor.direction, keys: cursor.token.k });
+  let rows = await deps.store.all(page.sql, page.params);
+  const hasMore = rows.length > req.limit;
+  rows = rows.slice(0, req.limit);
+  if (cursor?.direction === 'before') rows.reverse();
+
+  const data = rows.map((r) => toWire(req, r, compiled.buckets, compiled.keyColumns, watermark, digest));
+  return {
+    object: 'list',
+    data,
+    count: data.length,
+    first_id: (data[0]?.['id'] as string | undefined) ?? null,
+    last_id: (data[data.length - 1]?.['id'] as string | undefined) ?? null,
+    has_more: hasMore,
+  };
+}
+
+function toWire(req: InsightsRequest, r: Row, buckets: { startS: number; endS: number; readable: string | null }[], keyColumns: string[], watermark: number, digest: string): WireRow {
+  const bucket = buckets[Number(r['b'])] ?? buckets[0];
+  const entityId = String(r[ENTITY_COLUMN[req.level]] ?? '');
+  let id = `start=${bucket?.startS}:end=${bucket?.endS}:entity_id=${entityId}`;
+  if (req.segment === 'product') id += `:product=${String(r['seg_feed'] ?? '')}/${String(r['seg_item'] ?? '')}`;
+  else if (req.segment !== null) id += `:${req.segment}=${String(r['seg_value'] ?? '')}`;
+  const keys = keyColumns.map((k) => {
+    const v = r[k];
+    return typeof v === 'number' || typeof v === 'string' ? v : Number(v);
+  });
+  id += `:cursor=${encodeToken({ k: keys, w: watermark, h: digest })}`;
+  const out: WireRow = { id, start_time: bucket?.startS ?? null, end_time: bucket?.endS ?? null };
+  if (req.granularity !== 'none') out['readable_time'] = bucket?.readable ?? null;
+  for (const f of req.fields) {
+    if (f.name === 'metadata.readable_time') continue;
+    if (f.name === 'metadata.timezone') {
+      out[f.wire] = req.range.timezone;
+      continue;
+    }
+    out[f.wire] = wireValue(f.column, r[f.column], f.numeric);
+  }
+  return out;
+}
+
+/** Levels an endpoint may report at (its own and those below). */
+export const levelsBelow = (l: Level): Level[] => LEVELS.filter((x) => levelRank(x) >= levelRank(l));
