@@ -232,6 +232,24 @@ export function compileInsights(req: InsightsRequest, ctx: CompileContext): Comp
     LEFT JOIN grp g ON g.b = bk.b AND ${ids.map((c) => `g.${c} = e.${c}`).join(' AND ')}
   )`;
     rows = 'allrows';
+  } else if (req.include === 'zero_impression_products') {
+    // The account's configured products without impressions in a bucket: one synthetic row each (no entity; metrics other than impressions unavailable).
+    const prodCol = (c: 'value' | 'feed' | 'item') => (c === 'feed' ? 'pr.feed_id' : c === 'item' ? 'pr.item_id' : 'NULL');
+    const prodFilters = req.filters
+      .filter((f) => f.kind === 'feed_items' || (f.kind === 'in' && f.field.segment === 'product'))
+      .map((f) => rowFilter(f, 'pr', prodCol, p))
+      .filter((x): x is string => x !== null);
+    zero = `, prods AS (
+    SELECT pr.feed_id AS seg_feed, pr.item_id AS seg_item FROM product_feed_items pr
+    WHERE ${[`pr.ad_account_id = ${p.add(req.scope.accountId)}`, ...prodFilters].join(' AND ')}
+  ), allrows AS (
+    SELECT *, false AS synthetic FROM grp
+    UNION ALL BY NAME
+    SELECT bk.b, pr.seg_feed, pr.seg_item, 0 AS imp, true AS synthetic
+    FROM prods pr CROSS JOIN (SELECT unnest(range(${p.add(buckets.length)}))::INTEGER AS b) bk
+    WHERE NOT EXISTS (SELECT 1 FROM grp g WHERE g.b = bk.b AND g.seg_feed = pr.seg_feed AND g.seg_item = pr.seg_item AND g.imp > 0)
+  )`;
+    rows = 'allrows';
   }
 
   // Metrics and metadata.
@@ -262,7 +280,8 @@ export function compileInsights(req: InsightsRequest, ctx: CompileContext): Comp
     return `${expr.includes('$today') ? expr.replaceAll('$today', p.add(ctx.today)) : expr} AS ${c}`;
   });
   const segOut = req.segment === null ? [] : segs.map((c) => `g.${c}`);
-  const met = `SELECT g.b, ${ids.map((c) => `g.${c}`).join(', ')}${segOut.map((c) => `, ${c}`).join('')}, ${[...metricCols, ...metaSelect].join(', ')}
+  const synthetic = req.include === 'zero_impression_products' ? 'g.synthetic' : 'false';
+  const met = `SELECT g.b, ${ids.map((c) => `g.${c}`).join(', ')}${segOut.map((c) => `, ${c}`).join('')}, ${synthetic} AS synthetic, ${[...metricCols, ...metaSelect].join(', ')}
     FROM ${rows} g ${joins.join(' ')}`;
 
   // Filters on finished rows: metric thresholds, metadata and names.

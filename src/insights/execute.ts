@@ -87,8 +87,11 @@ function toWire(req: InsightsRequest, r: Row, buckets: { startS: number; endS: n
   id += `:cursor=${encodeToken({ k: keys, w: watermark, h: digest })}`;
   const out: WireRow = { id, start_time: bucket?.startS ?? null, end_time: bucket?.endS ?? null };
   if (req.granularity !== 'none') out['readable_time'] = bucket?.readable ?? null;
+  const synthetic = r['synthetic'] === true;
   for (const f of req.fields) {
     if (f.name === 'metadata.readable_time') continue;
+    // Synthetic zero-product rows omit what they cannot have: metrics other than impressions, and entity fields.
+    if (synthetic && ((f.kind === 'metric' && f.metric !== 'impressions') || f.kind === 'id' || f.kind === 'entity_meta')) continue;
     if (f.name === 'metadata.timezone') {
       out[f.wire] = req.range.timezone;
       continue;
