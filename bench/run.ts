@@ -11,6 +11,7 @@ import { startService } from '../src/runtime/service.js';
 /**
  * `npm run bench [-- http] [--seconds N] [--connections N]`
  * `npm run bench -- ingest [--events N (10M)] [--base M (50M)]`
+ * `npm run bench -- query [--events N (50M)]`
  *
  * Suites (more arrive with the engine): `http` measures the request path that
  * every endpoint shares (routing, key auth against DuckDB, JSON) with
@@ -22,16 +23,21 @@ interface Args {
   seconds: number;
   connections: number;
   events: number;
+  /** Whether --events was given (suites have their own defaults). */
+  eventsGiven: boolean;
   base: number;
 }
 
 function parseArgs(argv: string[]): Args {
-  const args: Args = { suites: [], seconds: 10, connections: 16, events: 10_000_000, base: 50_000_000 };
+  const args: Args = { suites: [], seconds: 10, connections: 16, events: 10_000_000, eventsGiven: false, base: 50_000_000 };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i] as string;
     if (a === '--seconds') args.seconds = Number(argv[++i]);
     else if (a === '--connections') args.connections = Number(argv[++i]);
-    else if (a === '--events') args.events = Number(argv[++i]);
+    else if (a === '--events') {
+      args.events = Number(argv[++i]);
+      args.eventsGiven = true;
+    }
     else if (a === '--base') args.base = Number(argv[++i]);
     else args.suites.push(a);
   }
@@ -93,6 +99,35 @@ async function httpSuite(args: Args): Promise<Record<string, string>> {
   }
 }
 
+/** A migrated store in a temp data dir for a suite, removed on close. */
+async function benchContext(name: string) {
+  const { Store } = await import('../src/store/store.js');
+  const { databasePath } = await import('../src/admin/socket-path.js');
+  const { migrate } = await import('../src/store/migrations.js');
+  const dir = mkdtempSync(join(tmpdir(), `adsvc-bench-${name}-`));
+  const config = loadConfig({ ADSVC_DATA_DIR: dir });
+  const store = await Store.open(databasePath(dir));
+  await migrate(store, systemClock);
+  return {
+    dir,
+    store,
+    ctx: { store, clock: systemClock, config },
+    log: (line: string) => process.stderr.write(`[bench ${name}] ${line}\n`),
+    async close() {
+      await store.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** Loads files as one ingest run, as `adsvc ingest` does without a service. */
+async function loadRun(ctx: Awaited<ReturnType<typeof benchContext>>['ctx'], account: string, files: string[]) {
+  const { createRun, describeFiles, processRun, getRun } = await import('../src/ingest/ingest-runs.js');
+  const runId = await createRun(ctx, { accountId: account, origin: 'cli', files: describeFiles(files) });
+  await processRun(ctx, runId);
+  return getRun(ctx, runId, null);
+}
+
 /** Peak resident memory since the last reset (Linux: VmHWM, reset through clear_refs). */
 function peakRssMiB(): number {
   const m = /VmHWM:\s+(\d+) kB/.exec(readFileSync('/proc/self/status', 'utf8'));
@@ -119,26 +154,14 @@ const mib = (n: number) => `${n.toFixed(0)}`;
  * broken lines). Peak RSS is measured per load.
  */
 async function ingestSuite(args: Args): Promise<Record<string, string>[]> {
-  const { Store } = await import('../src/store/store.js');
-  const { databasePath } = await import('../src/admin/socket-path.js');
-  const { migrate } = await import('../src/store/migrations.js');
-  const { createRun, describeFiles, processRun, getRun } = await import('../src/ingest/ingest-runs.js');
-  const dir = mkdtempSync(join(tmpdir(), 'adsvc-bench-ingest-'));
-  const config = loadConfig({ ADSVC_DATA_DIR: dir });
-  const store = await Store.open(databasePath(dir));
-  const ctx = { store, clock: systemClock, config };
-  const log = (line: string) => process.stderr.write(`[bench ingest] ${line}\n`);
+  const b = await benchContext('ingest');
+  const { store, ctx, log, dir } = b;
   try {
-    await migrate(store, systemClock);
     const made = await runCommand(ctx, 'accounts.create', { name: 'Bench', url: 'https://bench.example', timezone: 'America/New_York', currency: 'USD', enable: ['conversion_bidding'] });
     const account = made.account.id;
     const generate = (seed: number, events: number, out: string, days: number, createEntities = false) =>
       runCommand(ctx, 'events.generate', { account, days, events, seed, out, create_entities: createEntities });
-    const load = async (files: string[]) => {
-      const runId = await createRun(ctx, { accountId: account, origin: 'cli', files: describeFiles(files) });
-      await processRun(ctx, runId);
-      return getRun(ctx, runId, null);
-    };
+    const load = (files: string[]) => loadRun(ctx, account, files);
     // The existing store: base events over 90 days, in files of at most 10M rows.
     let t0 = performance.now();
     const chunk = 10_000_000;
@@ -201,12 +224,163 @@ async function ingestSuite(args: Args): Promise<Record<string, string>[]> {
     }
     return rows;
   } finally {
-    await store.close();
-    rmSync(dir, { recursive: true, force: true });
+    await b.close();
   }
 }
 
-const SUITES: Record<string, (a: Args) => Promise<Record<string, string> | Record<string, string>[]>> = { http: httpSuite, ingest: ingestSuite };
+/**
+ * `query [--events N (50M)]`: GET insights on the issue's data set (one
+ * account, 20 campaigns x 10 ad groups x 10 ads, 365 days, generated events
+ * loaded through the loader, not timed), five typical requests run through
+ * the insights service, each beside a straightforward hand-written query over
+ * the raw events (per-row timezone conversion) that gives the same numbers.
+ */
+async function querySuite(given: Args): Promise<Record<string, string>[]> {
+  const args = { ...given, events: given.eventsGiven ? given.events : 50_000_000 };
+  const { createGeneratorEntities } = await import('../src/generate/entities.js');
+  const { getInsights } = await import('../src/insights/insights-service.js');
+  const { DateTime } = await import('luxon');
+  const b = await benchContext('query');
+  const { store, ctx, log, dir } = b;
+  try {
+    const tz = 'America/New_York';
+    const made = await runCommand(ctx, 'accounts.create', { name: 'Bench', url: 'https://bench.example', timezone: tz, currency: 'USD', enable: ['conversion_bidding', 'product_segments'] });
+    const account = made.account.id;
+    const plan = Array.from({ length: 20 }, (_, c) => ({
+      name: `Campaign ${c}`,
+      bidding_type: c % 4 === 0 ? ('conversions' as const) : c % 2 === 0 ? ('impressions' as const) : ('clicks' as const),
+      groups: Array.from({ length: 10 }, (_, g) => `Group ${g}`),
+      ads: Array.from({ length: 10 }, (_, a) => `Ad ${a}`),
+    }));
+    let t0 = performance.now();
+    await createGeneratorEntities({ ...ctx, adReviews: { schedule: async () => undefined } }, account, plan);
+    log(`entities: ${((performance.now() - t0) / 1000).toFixed(0)} s`);
+    const chunk = 10_000_000;
+    for (let i = 0, seed = 1; i < args.events; i += chunk, seed++) {
+      const file = join(dir, `q-${seed}.parquet`);
+      const n = Math.min(chunk, args.events - i);
+      // Each chunk covers the whole year, so every file adds to every day.
+      await runCommand(ctx, 'events.generate', { account, days: 365, events: n, seed, out: file });
+      await loadRun(ctx, account, [file]);
+      rmSync(file);
+      log(`${i + n} events loaded (${((performance.now() - t0) / 1000).toFixed(0)} s)`);
+    }
+    await store.run('CHECKPOINT');
+    const campaigns = (await store.all('SELECT id FROM campaigns WHERE ad_account_id = $a ORDER BY id', { a: account })).map((r) => String(r['id']));
+    const group = String((await store.get('SELECT id FROM ad_groups WHERE ad_account_id = $a ORDER BY id LIMIT 1', { a: account }))?.['id']);
+    const days = (n: number, zone = tz) => {
+      const end = DateTime.now().setZone(zone).startOf('day');
+      return { type: 'date_range', since: end.minus({ days: n }).toISODate(), until: end.minus({ days: 1 }).toISODate(), timezone: zone };
+    };
+    const us = (d: { since: string | null; until: string | null; timezone: string }) => [
+      DateTime.fromISO(d.since ?? '', { zone: d.timezone }).toMillis() * 1000,
+      DateTime.fromISO(d.until ?? '', { zone: d.timezone }).plus({ days: 1 }).toMillis() * 1000,
+    ];
+    const localDay = (zone: string) => `strftime(timezone('${zone}', make_timestamptz(ts_us)), '%Y-%m-%d')`;
+    const q3campaigns = campaigns.slice(0, 3);
+    const cases: { name: string; scope: { level: 'ad_account' | 'ad_group'; id: string | null }; query: Record<string, string | string[]>; pages?: number; raw: string }[] = [];
+    {
+      const r = days(30);
+      const [a, b] = us(r);
+      cases.push({
+        name: 'account daily 30d',
+        scope: { level: 'ad_account', id: null },
+        query: { time_ranges: [JSON.stringify(r)], fields: ['impressions', 'clicks', 'spend'] },
+        raw: `SELECT ${localDay(tz)} d, count(*) FILTER (WHERE type = 'impression'), count(*) FILTER (WHERE type = 'click'), sum(cost_micros)
+              FROM events WHERE ad_account_id = '${account}' AND type <> 'conversion' AND ts_us >= ${a} AND ts_us < ${b} GROUP BY 1 ORDER BY 1 LIMIT 20`,
+      });
+    }
+    {
+      const r = days(90);
+      const [a, b] = us(r);
+      cases.push({
+        name: 'campaign daily 90d by spend',
+        scope: { level: 'ad_account', id: null },
+        query: { aggregation_level: 'campaign', time_ranges: [JSON.stringify(r)], fields: ['campaign.id', 'spend', 'impressions'], sort: [JSON.stringify({ field: 'spend', direction: 'desc' })] },
+        raw: `SELECT ${localDay(tz)} d, campaign_id, sum(cost_micros) s, count(*) FILTER (WHERE type = 'impression')
+              FROM events WHERE ad_account_id = '${account}' AND type <> 'conversion' AND ts_us >= ${a} AND ts_us < ${b} GROUP BY 1, 2 ORDER BY s DESC LIMIT 20`,
+      });
+    }
+    {
+      const r = days(365);
+      const [a, b] = us(r);
+      cases.push({
+        name: 'ad none 365d country, 3 campaigns, by clicks, 3 pages',
+        scope: { level: 'ad_account', id: null },
+        query: {
+          aggregation_level: 'ad',
+          time_granularity: 'none',
+          segments: ['country'],
+          time_ranges: [JSON.stringify(r)],
+          fields: ['ad.id', 'country.code', 'clicks', 'impressions'],
+          filters: [JSON.stringify({ field: 'campaign.id', operator: 'IN', value: q3campaigns })],
+          sort: [JSON.stringify({ field: 'clicks', direction: 'desc' })],
+          limit: '100',
+        },
+        pages: 3,
+        raw: `SELECT ad_id, country, count(*) FILTER (WHERE type = 'click') c, count(*) FILTER (WHERE type = 'impression')
+              FROM events WHERE ad_account_id = '${account}' AND type <> 'conversion' AND ts_us >= ${a} AND ts_us < ${b}
+                AND campaign_id IN (${q3campaigns.map((c) => `'${c}'`).join(', ')}) GROUP BY 1, 2 ORDER BY c DESC LIMIT 300`,
+      });
+    }
+    {
+      const r = days(7, 'Asia/Kolkata');
+      const [a, b] = us(r);
+      cases.push({
+        name: 'ad group hourly 7d Asia/Kolkata',
+        scope: { level: 'ad_group', id: group },
+        query: { time_granularity: 'hourly', time_ranges: [JSON.stringify(r)], fields: ['impressions', 'clicks'], limit: '200' },
+        raw: `SELECT strftime(timezone('Asia/Kolkata', make_timestamptz(ts_us)), '%Y-%m-%dT%H') h, count(*) FILTER (WHERE type = 'impression'), count(*) FILTER (WHERE type = 'click')
+              FROM events WHERE ad_account_id = '${account}' AND ad_group_id = '${group}' AND type <> 'conversion' AND ts_us >= ${a} AND ts_us < ${b} GROUP BY 1 ORDER BY 1`,
+      });
+    }
+    {
+      const r = days(30);
+      const [a, b] = us(r);
+      cases.push({
+        name: 'ad conversions 30d, click 7 view 0',
+        scope: { level: 'ad_account', id: null },
+        query: { aggregation_level: 'ad', time_ranges: [JSON.stringify(r)], fields: ['ad.id', 'conversions', 'clicks'], attribution_window_days: '7', view_through_attribution_window_days: '0' },
+        // Last click within 7 days before each conversion of the user, straight from the events.
+        raw: `WITH conv AS (SELECT * FROM events WHERE ad_account_id = '${account}' AND type = 'conversion'),
+              clk AS (SELECT * FROM events WHERE ad_account_id = '${account}' AND type = 'click'),
+              att AS (SELECT cv.event_id, arg_max(k.ad_id, k.ts_us) ad_id, max(k.ts_us) ts FROM conv cv JOIN clk k ON k.user_id = cv.user_id AND k.ts_us <= cv.ts_us AND k.ts_us >= cv.ts_us - 7 * 86400000000 GROUP BY 1)
+              SELECT ${localDay(tz).replace('ts_us', 'ts')} d, ad_id, count(*) FROM att WHERE ts >= ${a} AND ts < ${b} GROUP BY 1, 2 ORDER BY 1, 2 LIMIT 20`,
+      });
+    }
+    const rows: Record<string, string>[] = [];
+    const runs = 20;
+    for (const c of cases) {
+      const engine: number[] = [];
+      const raw: number[] = [];
+      for (let i = 0; i < runs + 2; i++) {
+        let s = performance.now();
+        let page = await getInsights(ctx, account, c.scope, c.query);
+        for (let p = 1; p < (c.pages ?? 1) && page.has_more; p++) page = await getInsights(ctx, account, c.scope, { ...c.query, after: page.last_id ?? '' });
+        if (i >= 2) engine.push(performance.now() - s);
+        s = performance.now();
+        await store.all(c.raw);
+        if (i >= 2) raw.push(performance.now() - s);
+      }
+      engine.sort((x, y) => x - y);
+      raw.sort((x, y) => x - y);
+      rows.push({
+        suite: `query ${c.name}`,
+        events: String(args.events),
+        'p50 ms': percentile(engine, 50).toFixed(1),
+        'p95 ms': percentile(engine, 95).toFixed(1),
+        'raw SQL p50 ms': percentile(raw, 50).toFixed(1),
+        'faster than raw': `${(percentile(raw, 50) / percentile(engine, 50)).toFixed(1)}x`,
+      });
+      log(JSON.stringify(rows[rows.length - 1]));
+    }
+    return rows;
+  } finally {
+    await b.close();
+  }
+}
+
+const SUITES: Record<string, (a: Args) => Promise<Record<string, string> | Record<string, string>[]>> = { http: httpSuite, ingest: ingestSuite, query: querySuite };
 
 const args = parseArgs(process.argv.slice(2));
 const rows: Record<string, string>[] = [];

@@ -38,16 +38,23 @@ export async function accountAds(store: Store, accountId: string): Promise<Gener
   });
 }
 
+export interface CampaignPlan {
+  name: string;
+  bidding_type: 'impressions' | 'clicks' | 'conversions';
+  groups: readonly string[];
+  ads: readonly string[];
+}
+
 /**
  * A small, plausible account structure: campaigns of both billing kinds (and,
  * where the account may bid on conversions, one with an `order_created` goal,
  * so reports have goal conversions), two ad groups each, three ads per group.
  */
-const PLAN = [
-  { name: 'Brand awareness', bidding_type: 'impressions', groups: ['Prospecting', 'Lookalikes'] },
-  { name: 'Spring sale', bidding_type: 'clicks', groups: ['Returning visitors', 'Cart abandoners'] },
-  { name: 'Checkout conversions', bidding_type: 'conversions', groups: ['Shoppers', 'Window shoppers'] },
-] as const;
+export const DEFAULT_PLAN: readonly CampaignPlan[] = [
+  { name: 'Brand awareness', bidding_type: 'impressions', groups: ['Prospecting', 'Lookalikes'], ads: ['A', 'B', 'C'] },
+  { name: 'Spring sale', bidding_type: 'clicks', groups: ['Returning visitors', 'Cart abandoners'], ads: ['A', 'B', 'C'] },
+  { name: 'Checkout conversions', bidding_type: 'conversions', groups: ['Shoppers', 'Window shoppers'], ads: ['A', 'B', 'C'] },
+];
 
 async function* oneImage(bytes: Buffer) {
   yield {
@@ -60,35 +67,41 @@ async function* oneImage(bytes: Buffer) {
   };
 }
 
-/** Creates the plan's campaigns, ad groups and ads (their creatives uploaded as real images) through the domain rules. */
-export async function createGeneratorEntities(deps: EntityDeps, accountId: string): Promise<void> {
+/**
+ * Creates a plan's campaigns, ad groups and ads (their creatives one uploaded
+ * image) through the domain rules. Conversions campaigns get an order_created
+ * goal, and are left out where the account may not bid on conversions.
+ */
+export async function createGeneratorEntities(deps: EntityDeps, accountId: string, plan: readonly CampaignPlan[] = DEFAULT_PLAN): Promise<void> {
   const { file_id } = await uploadImageForm(deps, accountId, oneImage(png(256, 256, [40, 90, 200])));
   const campaignDeps = { store: deps.store, clock: deps.clock, audienceMinSize: deps.config.audienceMinSize };
   const account = await requireAccount(deps, accountId);
-  for (const plan of PLAN) {
+  let orders: string | undefined;
+  for (const c of plan) {
     let goals: string[] = [];
-    if (plan.bidding_type === 'conversions') {
+    if (c.bidding_type === 'conversions') {
       if (!account.conversion_bidding_enabled) continue;
-      goals = [(await createEventSetting(deps, accountId, { name: 'Orders', event_type: 'order_created' })).id];
+      orders ??= (await createEventSetting(deps, accountId, { name: 'Orders', event_type: 'order_created' })).id;
+      goals = [orders];
     }
     const campaign = await createCampaign(campaignDeps, accountId, {
-      name: plan.name,
+      name: c.name,
       status: 'active',
-      bidding_type: plan.bidding_type,
+      bidding_type: c.bidding_type,
       conversion_event_setting_ids: goals,
       budget: { lifetime_spend_limit_micros: 50_000_000_000 },
     });
-    for (const groupName of plan.groups) {
+    for (const groupName of c.groups) {
       const group = await createAdGroup(deps, accountId, {
         campaign_id: campaign.id,
-        name: `${plan.name}: ${groupName}`,
-        bidding_config: { max_bid_micros: plan.bidding_type === 'impressions' ? 12_000 : 1_500_000 },
+        name: `${c.name}: ${groupName}`,
+        bidding_config: { max_bid_micros: c.bidding_type === 'impressions' ? 12_000 : 1_500_000 },
       });
-      for (const variant of ['A', 'B', 'C']) {
+      for (const variant of c.ads) {
         await createAd(deps, accountId, {
           ad_group_id: group.id,
           name: `${groupName} ${variant}`,
-          creative: { type: 'chat_card', title: `${plan.name} ${variant}`, target_url: 'https://shop.example/landing', file_id },
+          creative: { type: 'chat_card', title: `${c.name} ${variant}`.slice(0, 50), target_url: 'https://shop.example/landing', file_id },
         });
       }
     }
