@@ -33,8 +33,7 @@ export async function refreshAttribution(tx: Queryable, added: string, tag: stri
       `SELECT e.ad_account_id, e.user_id, e.ts_us, max(e.event_id) AS event_id
        FROM events e JOIN ${users} u ON e.ad_account_id = u.account AND e.user_id = u.user_id
        WHERE e.type = '${type}' GROUP BY ALL`;
-    await tx.run(
-      `INSERT INTO attributions
+    const attributed = `
        WITH convs AS (
          SELECT e.* FROM events e JOIN ${users} u ON e.ad_account_id = u.account AND e.user_id = u.user_id WHERE e.type = 'conversion'
        ), clicks AS (${touches('click')}), views AS (${touches('impression')}),
@@ -56,9 +55,8 @@ export async function refreshAttribution(tx: Queryable, added: string, tag: stri
        FROM chosen ch
        JOIN events t ON t.ad_account_id = ch.ad_account_id
          AND t.event_id = CASE ch.kind WHEN 'click' THEN ch.click_id ELSE ch.view_id END
-       WHERE ch.kind IS NOT NULL`,
-      { seq },
-    );
+       WHERE ch.kind IS NOT NULL`;
+    await tx.run(`INSERT INTO attributions ${attributed}`, { seq });
   } finally {
     for (const t of [touched, users]) await tx.run(`DROP TABLE IF EXISTS ${t}`);
   }
