@@ -4,6 +4,7 @@ import { randomToken } from '../ids.js';
 import type { Queryable, Store } from '../store/store.js';
 import { DEVICES, EVENT_FIELDS, EVENT_TYPES, MAX_FUTURE_US, MIN_EVENT_TIME_US, PLATFORMS, QUARANTINE_REASONS, type EventFileFormat, type QuarantineReason } from './event-contract.js';
 import { refreshAttribution } from './attribution.js';
+import { refreshCalendarRollups } from './calendar-rollups.js';
 import { csvDirectHolds, csvRenumbered, fileRows, FIRST_LINE, PARQUET_COLUMNS, stageLeftovers } from './stage-sql.js';
 
 /**
@@ -186,6 +187,8 @@ export async function loadEventFile(
       await tx.run('INSERT INTO data_loads VALUES ($seq, $run, $now_ms)', { seq, run: req.runId, now_ms: deps.clock.nowMs() });
       await refreshRollups(tx, added, touched, seq);
       mark('rollups');
+      await refreshCalendarRollups(tx, touched, seq);
+      mark('calendar rollups');
       await refreshAttribution(tx, added, tag, seq);
       mark('attribution');
       await refreshDailySpend(tx, touched, deps.clock.nowMs());

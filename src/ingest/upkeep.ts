@@ -89,6 +89,8 @@ export async function applyRetention(deps: UpkeepDeps): Promise<RetentionResult>
 /** How long a cursor reads the data as of its first page; compaction keeps the history this long. */
 export const CURSOR_LIFETIME_MS = 24 * 3_600_000;
 
+/** The rollups, finest first (0007 and 0010). */
+const ROLLUP_TABLES = ['rollup_15m', 'rollup_1d', 'rollup_1mo'];
 const ROLLUP_KEYS = ['ad_account_id', 'bucket', 'campaign_id', 'ad_group_id', 'ad_id', 'segment', 'segment_value', 'feed_value', 'item_value'];
 
 /**
@@ -104,27 +106,31 @@ export async function compactStore(deps: { store: Store; clock: Clock }): Promis
     const horizon = Number((await tx.get('SELECT coalesce(max(seq), 0) AS h FROM data_loads WHERE committed_at_ms < $cutoff', { cutoff }))?.['h'] ?? 0);
     if (horizon === 0) return { horizon, merged: 0 };
     const keys = ROLLUP_KEYS.join(', ');
-    await tx.run(
-      `CREATE TEMP TABLE compact_rollup AS
-       SELECT ${keys}, sum(impressions)::BIGINT AS impressions, sum(clicks)::BIGINT AS clicks, sum(spend_micros)::BIGINT AS spend_micros, $h::BIGINT AS load_seq
-       FROM rollup_15m WHERE load_seq <= $h GROUP BY ALL HAVING count(*) > 1`,
-      { h: horizon },
-    );
-    try {
-      const n = Number((await tx.get('SELECT count(*) AS n FROM compact_rollup'))?.['n'] ?? 0);
-      if (n > 0) {
-        await tx.run(
-          `DELETE FROM rollup_15m r USING compact_rollup c WHERE r.load_seq <= $h AND ${ROLLUP_KEYS.map((k) => `r.${k} IS NOT DISTINCT FROM c.${k}`).join(' AND ')}`,
-          { h: horizon },
-        );
-        await tx.run('INSERT INTO rollup_15m SELECT * FROM compact_rollup');
+    let n = 0;
+    for (const table of ROLLUP_TABLES) {
+      await tx.run(
+        `CREATE TEMP TABLE compact_rollup AS
+         SELECT ${keys}, sum(impressions)::BIGINT AS impressions, sum(clicks)::BIGINT AS clicks, sum(spend_micros)::BIGINT AS spend_micros, $h::BIGINT AS load_seq
+         FROM ${table} WHERE load_seq <= $h GROUP BY ALL HAVING count(*) > 1`,
+        { h: horizon },
+      );
+      try {
+        const merged = Number((await tx.get('SELECT count(*) AS n FROM compact_rollup'))?.['n'] ?? 0);
+        if (merged > 0) {
+          await tx.run(
+            `DELETE FROM ${table} r USING compact_rollup c WHERE r.load_seq <= $h AND ${ROLLUP_KEYS.map((k) => `r.${k} IS NOT DISTINCT FROM c.${k}`).join(' AND ')}`,
+            { h: horizon },
+          );
+          await tx.run(`INSERT INTO ${table} SELECT * FROM compact_rollup ORDER BY segment, bucket`);
+        }
+        n += merged;
+      } finally {
+        await tx.run('DROP TABLE IF EXISTS compact_rollup');
       }
-      await tx.run('DELETE FROM attributions WHERE valid_to <= $h', { h: horizon });
-      await tx.run('INSERT INTO data_compactions VALUES ($h, $now)', { h: horizon, now: deps.clock.nowMs() });
-      return { horizon, merged: n };
-    } finally {
-      await tx.run('DROP TABLE IF EXISTS compact_rollup');
     }
+    await tx.run('DELETE FROM attributions WHERE valid_to <= $h', { h: horizon });
+    await tx.run('INSERT INTO data_compactions VALUES ($h, $now)', { h: horizon, now: deps.clock.nowMs() });
+    return { horizon, merged: n };
   });
   await deps.store.run('CHECKPOINT');
   return merged;

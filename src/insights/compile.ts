@@ -1,6 +1,7 @@
 import type { DuckDBValue } from '@duckdb/node-api';
 import { sqlList } from '../store/store.js';
-import { bucketsOf, quarterHourMap, QUARTER_HOUR_S, type Bucket } from './buckets.js';
+import { bucketsOf, quarterHourMap, type Bucket } from './buckets.js';
+import { coverBuckets, GRAIN_TABLE, GRAINS } from './calendar.js';
 import { LEVELS, levelRank, type Level, type Metric, type Segment } from './catalog.js';
 import type { Filter, InsightsRequest } from './request.js';
 
@@ -11,7 +12,8 @@ import type { Filter, InsightsRequest } from './request.js';
  * written by `scopePredicate` alone, for every source table.
  *
  * Shape of the query:
- *   dlv  delivery from rollup_15m, quarter-hours mapped to local buckets
+ *   dlv  delivery from the rollups: calendar months and days that fit a bucket,
+ *        quarter-hours for the rest, each unit mapped to its local bucket
  *   cnv  goal conversions and sales from attributions (only when asked for)
  *   grp  both joined per (bucket, entity, segment value)
  *   met  metrics and metadata per row; metric and metadata filters
@@ -147,33 +149,40 @@ export interface CompileContext {
   countries: readonly { code: string; name: string }[];
   /** Data watermark the query reads as of (rollup load sequence). */
   watermark: number;
+  /** Zone of the account's calendar rollups (rollup_calendars), or null when it has none yet. */
+  calendarZone: string | null;
 }
 
 export function compileInsights(req: InsightsRequest, ctx: CompileContext): CompiledQuery {
   const p = new Params();
   const buckets = bucketsOf(req.range, req.granularity);
-  const q0 = req.range.startS / QUARTER_HOUR_S;
-  const q1 = req.range.endS / QUARTER_HOUR_S;
   const ids = idColumns(req.level);
   const segs = segColumns(req.segment);
   const keyCols = ['b', ...ids, ...segs];
   const wm = p.add(ctx.watermark);
 
-  // Delivery.
-  const dJoin = bucketJoin(buckets, req, p, 'r.bucket');
+  // Delivery: each bucket covered by calendar months and days where they fit, quarter-hours elsewhere.
+  const cover = coverBuckets(buckets, req.granularity, ctx.calendarZone);
   const dSeg = req.segment === null ? [] : req.segment === 'product' ? ['r.feed_value AS seg_feed', 'r.item_value AS seg_item'] : ['r.segment_value AS seg_value'];
   const dSegCol = (c: 'value' | 'feed' | 'item') => (c === 'value' ? 'r.segment_value' : c === 'feed' ? 'r.feed_value' : 'r.item_value');
-  const dWhere = [
-    scopePredicate(req, 'r', p),
-    `r.segment = ${p.add(req.segment ?? 'none')}`,
-    `r.bucket >= ${p.add(q0)} AND r.bucket < ${p.add(q1)}`,
-    `r.load_seq <= ${wm}`,
-    ...req.filters.map((f) => rowFilter(f, 'r', dSegCol, p)).filter((s): s is string => s !== null),
-  ];
-  const dlv = `SELECT ${dJoin.bucket} AS b, ${ids.map((c) => `r.${c}`).join(', ')}${dSeg.map((s) => `, ${s}`).join('')},
-      sum(r.impressions) AS imp, sum(r.clicks) AS clk, sum(r.spend_micros) AS spend
-    FROM rollup_15m r ${dJoin.join}
-    WHERE ${dWhere.join('\n      AND ')}
+  const parts = GRAINS.filter((g) => cover[g].firstQuarter.length > 0).map((grain) => {
+    const units = cover[grain];
+    const where = [
+      scopePredicate(req, 'r', p),
+      `r.segment = ${p.add(req.segment ?? 'none')}`,
+      // Units are listed in time order.
+      `r.bucket >= ${p.add(units.firstQuarter[0] ?? 0)} AND r.bucket <= ${p.add(units.firstQuarter[units.firstQuarter.length - 1] ?? 0)}`,
+      `r.load_seq <= ${wm}`,
+      ...req.filters.map((f) => rowFilter(f, 'r', dSegCol, p)).filter((s): s is string => s !== null),
+    ];
+    return `SELECT um.b, ${ids.map((c) => `r.${c}`).join(', ')}${dSeg.map((x) => `, ${x}`).join('')}, r.impressions, r.clicks, r.spend_micros
+      FROM ${GRAIN_TABLE[grain]} r JOIN (SELECT unnest(${p.add(sqlList(units.firstQuarter))})::BIGINT AS q, unnest(${p.add(sqlList(units.bucketIndex))})::INTEGER AS b) um ON um.q = r.bucket
+      WHERE ${where.join('\n        AND ')}`;
+  });
+  const dlv = `SELECT b, ${[...ids, ...segs].join(', ')}, sum(impressions) AS imp, sum(clicks) AS clk, sum(spend_micros) AS spend
+    FROM (
+      ${parts.join('\n      UNION ALL\n      ')}
+    ) u
     GROUP BY ALL`;
 
   // Conversions (attributed to the touch's ad; placed by the chosen time basis).

@@ -56,7 +56,9 @@ export async function runInsights(deps: { store: Store; clock: Clock }, req: Ins
   }
   const watermark = cursor?.token.w ?? (await currentWatermark(deps.store));
   const today = DateTime.fromMillis(deps.clock.nowMs(), { zone: accountTimezone }).toISODate() ?? '';
-  const compiled = compileInsights(req, { today, countries: COUNTRY_NAMES, watermark });
+  const calendar = await deps.store.get('SELECT timezone FROM rollup_calendars WHERE ad_account_id = $account', { account: req.scope.accountId });
+  const calendarZone = calendar === undefined ? null : String(calendar['timezone']);
+  const compiled = compileInsights(req, { today, countries: COUNTRY_NAMES, watermark, calendarZone });
   const page = pageQuery(compiled, req.limit, cursor === null ? null : { direction: cursor.direction, keys: cursor.token.k });
   let rows = await deps.store.all(page.sql, page.params);
   const hasMore = rows.length > req.limit;

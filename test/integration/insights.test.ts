@@ -17,6 +17,8 @@ import { DAY_MS, HOUR_MS, referenceRows, rng, type RefAd, type RefEvent, type Re
  */
 const NOW = Date.UTC(2026, 2, 20, 12);
 const ACCOUNT_TZ = 'America/New_York';
+/** The account's timezone now (one test changes it): conversion metrics need its full days. */
+let accountTz = ACCOUNT_TZ;
 let t: TestApp;
 let key: string;
 let accountId: string;
@@ -83,7 +85,13 @@ beforeAll(async () => {
       cost: Math.floor(rand() * 5000),
     });
   }
-  const path = join(t.dataDir, 'insights.ndjson');
+  const loaded = await loadEvents('insights', events);
+  expect(loaded.stored).toBe(events.length);
+});
+afterAll(() => t.close());
+
+async function loadEvents(name: string, batch: readonly RefEvent[]) {
+  const path = join(t.dataDir, `${name}.ndjson`);
   const line = (e: RefEvent) =>
     JSON.stringify({
       event_id: e.event_id,
@@ -102,11 +110,9 @@ beforeAll(async () => {
       value: e.value === undefined ? undefined : e.value.toFixed(2),
       currency: e.value === undefined ? undefined : 'USD',
     });
-  writeFileSync(path, events.map(line).join('\n') + '\n');
-  const loaded = await loadEventFile(t, { runId: 'insights', path, format: 'ndjson', source: 'test', scopeAccountId: accountId });
-  expect(loaded.stored).toBe(events.length);
-});
-afterAll(() => t.close());
+  writeFileSync(path, batch.map(line).join('\n') + '\n');
+  return loadEventFile(t, { runId: name, path, format: 'ndjson', source: 'test', scopeAccountId: accountId });
+}
 
 const LEVEL_PATH = (level: RefLevel) => ({ ad_account: '/v1/ad_account/insights' })[level as 'ad_account'];
 const SEGMENT_FIELDS: Record<Exclude<RefSegment, null>, string[]> = {
@@ -149,7 +155,7 @@ function rowKey(row: Record<string, unknown>, c: Case): string {
 }
 
 async function check(c: Case): Promise<void> {
-  const conversions = c.timezone === ACCOUNT_TZ && c.segment !== 'platform';
+  const conversions = c.timezone === accountTz && c.segment !== 'platform';
   const fields = [
     `${c.level}.id`,
     'impressions',
@@ -218,5 +224,58 @@ describe('GET /ad_account/insights against the reference', () => {
     );
     const lengths = (daily.json['data'] as { start_time: number; end_time: number }[]).map((x) => (x.end_time - x.start_time) / 3600);
     expect(lengths).toEqual([24, 23, 24]);
+  });
+});
+
+describe('calendar rollups (days and months of the account zone)', () => {
+  const more = (seed: number, n: number): RefEvent[] => {
+    const rand = rng(seed);
+    const adIds = [...ads.keys()];
+    return Array.from({ length: n }, (_, i) => ({
+      event_id: `more${seed}-${i}`,
+      type: rand() < 0.9 ? ('impression' as const) : ('click' as const),
+      ts: Date.UTC(2026, 2, 5) + Math.floor(rand() * 6 * DAY_MS),
+      user: `u${Math.floor(rand() * 40)}`,
+      ad: adIds[Math.floor(rand() * adIds.length)] as string,
+      country: rand() < 0.5 ? 'US' : 'DE',
+      cost: Math.floor(rand() * 5000),
+    }));
+  };
+  const checkAll = async (timezones: string[]) => {
+    for (const timezone of timezones)
+      for (const granularity of ['daily', 'monthly', 'none'] as const)
+        for (const level of ['ad_account', 'ad'] as const) for (const segment of [null, 'country'] as const) await check({ level, segment, granularity, timezone });
+  };
+
+  it('hold the account zone\'s local days, and are used for them', async () => {
+    const days = await t.store.all(`SELECT bucket, sum(impressions) AS imp FROM rollup_1d WHERE segment = 'none' GROUP BY ALL ORDER BY bucket`);
+    const want = new Map<number, number>();
+    for (const e of events) {
+      if (e.type !== 'impression') continue;
+      const day = DateTime.fromMillis(e.ts, { zone: ACCOUNT_TZ }).startOf('day').toSeconds() / 900;
+      want.set(day, (want.get(day) ?? 0) + 1);
+    }
+    expect(days.map((d) => [Number(d['bucket']), Number(d['imp'])])).toEqual([...want].sort((a, b) => a[0] - b[0]));
+  });
+
+  it('are built for earlier loads when a store from before them loads again', async () => {
+    for (const table of ['rollup_1d', 'rollup_1mo', 'rollup_calendars']) await t.store.run(`DELETE FROM ${table}`);
+    const batch = more(7, 300);
+    expect((await loadEvents('after-upgrade', batch)).stored).toBe(batch.length);
+    events.push(...batch);
+    expect(Number((await t.store.get(`SELECT count(*) AS n FROM rollup_1d WHERE load_seq < (SELECT max(seq) FROM data_loads)`))?.['n'])).toBeGreaterThan(0);
+    await checkAll([ACCOUNT_TZ]);
+  });
+
+  it('keep their zone when the account\'s timezone changes, and every zone stays exact', async () => {
+    accountTz = 'Asia/Kolkata';
+    await t.store.run(`UPDATE ad_accounts SET timezone = $tz WHERE id = $id`, { id: accountId, tz: accountTz });
+    const batch = more(8, 300);
+    expect((await loadEvents('after-tz-change', batch)).stored).toBe(batch.length);
+    events.push(...batch);
+    expect(await t.store.get(`SELECT timezone FROM rollup_calendars WHERE ad_account_id = $id`, { id: accountId })).toEqual({ timezone: ACCOUNT_TZ });
+    await checkAll([ACCOUNT_TZ, 'Asia/Kolkata']);
+    accountTz = ACCOUNT_TZ;
+    await t.store.run(`UPDATE ad_accounts SET timezone = $tz WHERE id = $id`, { id: accountId, tz: accountTz });
   });
 });

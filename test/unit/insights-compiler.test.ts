@@ -18,7 +18,9 @@ const SCOPES: InsightsScope[] = [
 ];
 const LEVELS = ['ad_account', 'campaign', 'ad_group', 'ad'] as const;
 const RANGE = JSON.stringify({ type: 'date_range', since: '2026-10-01', until: '2026-10-31' });
-const CTX = { today: '2026-11-22', countries: [{ code: 'NP', name: 'Nepal' }], watermark: 7 };
+const CTX = { today: '2026-11-22', countries: [{ code: 'NP', name: 'Nepal' }], watermark: 7, calendarZone: 'Asia/Kathmandu' };
+/** Without calendar rollups (an account whose events have not loaded since 0010), every bucket reads quarter-hours. */
+const CTX_NO_CALENDAR = { ...CTX, calendarZone: null };
 const FORBIDDEN = /timezone\s*\(|at\s+time\s+zone|date_trunc|time_bucket|strftime|make_timestamptz|to_timestamp|date_part|extract\s*\(/i;
 
 function* requests(): Generator<{ scope: InsightsScope; query: Record<string, string | string[]> }> {
@@ -58,18 +60,21 @@ describe('compiled insights SQL', () => {
   it('never applies a timezone function, and always restricts every source to the account', () => {
     let n = 0;
     for (const { scope, query } of requests()) {
-      const req = normalizeInsights(scope, ACCOUNT, query, NOW);
-      const compiled = pageQuery(compileInsights(req, CTX), 20, { direction: 'after', keys: compiled0Keys(req) });
-      expect(compiled.sql).not.toMatch(FORBIDDEN);
-      for (const table of ['rollup_15m r', 'attributions a']) {
-        if (!compiled.sql.includes(table)) continue;
-        const alias = table.split(' ')[1];
-        expect(compiled.sql).toContain(`${alias}.ad_account_id = $`);
+      for (const ctx of [CTX, CTX_NO_CALENDAR]) {
+        const req = normalizeInsights(scope, ACCOUNT, query, NOW);
+        const compiled = pageQuery(compileInsights(req, ctx), 20, { direction: 'after', keys: compiled0Keys(req) });
+        expect(compiled.sql).not.toMatch(FORBIDDEN);
+        // Each read of a rollup or of attributions is followed by its own account predicate.
+        for (const [table, alias] of [[/FROM rollup_(15m|1d|1mo) r /g, 'r'], [/FROM attributions a /g, 'a']] as const) {
+          const reads = [...compiled.sql.matchAll(table)].length;
+          const scoped = [...compiled.sql.matchAll(new RegExp(`WHERE ${alias}\\.ad_account_id = \\$`, 'g'))].length;
+          expect(scoped).toBe(reads);
+        }
+        // Every parameter is used, and every placeholder is bound.
+        const used = new Set([...compiled.sql.matchAll(/\$([a-z0-9_]+)/g)].map((m) => m[1]));
+        expect(new Set(Object.keys(compiled.params))).toEqual(used);
+        n++;
       }
-      // Every parameter is used, and every placeholder is bound.
-      const used = new Set([...compiled.sql.matchAll(/\$([a-z0-9_]+)/g)].map((m) => m[1]));
-      expect(new Set(Object.keys(compiled.params))).toEqual(used);
-      n++;
     }
     expect(n).toBeGreaterThan(100);
   });

@@ -1,0 +1,76 @@
+import { DateTime } from 'luxon';
+import { QUARTER_HOUR_S, type Bucket, type Granularity } from './buckets.js';
+
+/**
+ * Calendar rollups. Beside the 15-minute UTC rollup, the loader keeps sums per
+ * local day and per local month of one timezone per account (its calendar
+ * zone, fixed when the account's first events load; see rollup_calendars).
+ * A day or month unit is an interval of UTC seconds; stored rows are keyed by
+ * the unit's first quarter-hour. A request is served by covering each of its
+ * buckets with the largest units that lie wholly inside it: months, then
+ * days, then quarter-hours for what is left (range edges, other zones,
+ * hourly buckets). Units of a zone that does not match the request's simply
+ * fit nowhere, so any zone is answered exactly, and its own zone quickly.
+ */
+export type CalendarUnit = 'day' | 'month';
+
+export interface Interval {
+  startS: number;
+  endS: number;
+}
+
+/** The zone's local days or months that overlap [startS, endS), unclipped, in order. */
+export function calendarUnits(startS: number, endS: number, timezone: string, unit: CalendarUnit): Interval[] {
+  const out: Interval[] = [];
+  let cursor = DateTime.fromSeconds(startS, { zone: timezone }).startOf(unit);
+  while (cursor.toSeconds() < endS) {
+    let next = cursor.plus({ [`${unit}s`]: 1 }).startOf(unit);
+    if (next <= cursor) next = cursor.plus({ [`${unit}s`]: 1 });
+    out.push({ startS: cursor.toSeconds(), endS: next.toSeconds() });
+    cursor = next;
+  }
+  return out;
+}
+
+/** Rollup grains, coarsest first. */
+export const GRAINS = ['month', 'day', 'quarter'] as const;
+export type Grain = (typeof GRAINS)[number];
+export const GRAIN_TABLE: Record<Grain, string> = { month: 'rollup_1mo', day: 'rollup_1d', quarter: 'rollup_15m' };
+
+/** First quarter-hour of each unit read, and the bucket it adds to; per grain. */
+export type Cover = Record<Grain, { firstQuarter: number[]; bucketIndex: number[] }>;
+
+/**
+ * Covers every bucket exactly once with calendar units of `calendarZone`
+ * (null: the account has no calendar rollups yet) and quarter-hours.
+ */
+export function coverBuckets(buckets: readonly Bucket[], granularity: Granularity, calendarZone: string | null): Cover {
+  const cover: Cover = { month: { firstQuarter: [], bucketIndex: [] }, day: { firstQuarter: [], bucketIndex: [] }, quarter: { firstQuarter: [], bucketIndex: [] } };
+  const take = (grain: Grain, startS: number, b: number) => {
+    cover[grain].firstQuarter.push(startS / QUARTER_HOUR_S);
+    cover[grain].bucketIndex.push(b);
+  };
+  buckets.forEach((bucket, b) => {
+    // Parts of the bucket not yet covered, in order.
+    let open: Interval[] = [{ startS: bucket.startS, endS: bucket.endS }];
+    if (calendarZone !== null && granularity !== 'hourly') {
+      const grains: CalendarUnit[] = granularity === 'daily' ? ['day'] : ['month', 'day'];
+      for (const unit of grains) {
+        const rest: Interval[] = [];
+        for (const part of open) {
+          let at = part.startS;
+          for (const u of calendarUnits(part.startS, part.endS, calendarZone, unit)) {
+            if (u.startS < part.startS || u.endS > part.endS) continue;
+            if (u.startS > at) rest.push({ startS: at, endS: u.startS });
+            take(unit, u.startS, b);
+            at = u.endS;
+          }
+          if (at < part.endS) rest.push({ startS: at, endS: part.endS });
+        }
+        open = rest;
+      }
+    }
+    for (const part of open) for (let s = part.startS; s < part.endS; s += QUARTER_HOUR_S) take('quarter', s, b);
+  });
+  return cover;
+}
