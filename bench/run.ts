@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,7 +11,7 @@ import { startService } from '../src/runtime/service.js';
 /**
  * `npm run bench [-- http] [--seconds N] [--connections N]`
  * `npm run bench -- ingest [--events N (10M)] [--base M (50M)]`
- * `npm run bench -- query [--events N (50M)]`
+ * `npm run bench -- query [--events N (50M)] [--data DIR]`
  *
  * Suites (more arrive with the engine): `http` measures the request path that
  * every endpoint shares (routing, key auth against DuckDB, JSON) with
@@ -26,10 +26,12 @@ interface Args {
   /** Whether --events was given (suites have their own defaults). */
   eventsGiven: boolean;
   base: number;
+  /** `--data DIR`: keep the suite's store there and reuse it next time (query suite). */
+  data: string | null;
 }
 
 function parseArgs(argv: string[]): Args {
-  const args: Args = { suites: [], seconds: 10, connections: 16, events: 10_000_000, eventsGiven: false, base: 50_000_000 };
+  const args: Args = { suites: [], seconds: 10, connections: 16, events: 10_000_000, eventsGiven: false, base: 50_000_000, data: null };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i] as string;
     if (a === '--seconds') args.seconds = Number(argv[++i]);
@@ -39,6 +41,7 @@ function parseArgs(argv: string[]): Args {
       args.eventsGiven = true;
     }
     else if (a === '--base') args.base = Number(argv[++i]);
+    else if (a === '--data') args.data = String(argv[++i]);
     else args.suites.push(a);
   }
   if (args.suites.length === 0) args.suites = ['http'];
@@ -99,12 +102,13 @@ async function httpSuite(args: Args): Promise<Record<string, string>> {
   }
 }
 
-/** A migrated store in a temp data dir for a suite, removed on close. */
-async function benchContext(name: string) {
+/** A migrated store for a suite: in a temp data dir removed on close, or in `keep` (created if missing, kept). */
+async function benchContext(name: string, keep: string | null = null) {
   const { Store } = await import('../src/store/store.js');
   const { databasePath } = await import('../src/admin/socket-path.js');
   const { migrate } = await import('../src/store/migrations.js');
-  const dir = mkdtempSync(join(tmpdir(), `adsvc-bench-${name}-`));
+  if (keep !== null) mkdirSync(keep, { recursive: true });
+  const dir = keep ?? mkdtempSync(join(tmpdir(), `adsvc-bench-${name}-`));
   const config = loadConfig({ ADSVC_DATA_DIR: dir });
   const store = await Store.open(databasePath(dir));
   await migrate(store, systemClock);
@@ -115,7 +119,7 @@ async function benchContext(name: string) {
     log: (line: string) => process.stderr.write(`[bench ${name}] ${line}\n`),
     async close() {
       await store.close();
-      rmSync(dir, { recursive: true, force: true });
+      if (keep === null) rmSync(dir, { recursive: true, force: true });
     },
   };
 }
@@ -228,6 +232,35 @@ async function ingestSuite(args: Args): Promise<Record<string, string>[]> {
   }
 }
 
+/** The query suite's data set: the issue's entities and `events` generated events over 365 days, loaded as ingest runs. */
+async function buildQueryDataSet(ctx: Awaited<ReturnType<typeof benchContext>>['ctx'], dir: string, tz: string, events: number, log: (line: string) => void): Promise<string> {
+  const { createGeneratorEntities } = await import('../src/generate/entities.js');
+  const made = await runCommand(ctx, 'accounts.create', { name: 'Bench', url: 'https://bench.example', timezone: tz, currency: 'USD', enable: ['conversion_bidding', 'product_segments'] });
+  const account = made.account.id;
+  const plan = Array.from({ length: 20 }, (_, c) => ({
+    name: `Campaign ${c}`,
+    bidding_type: c % 4 === 0 ? ('conversions' as const) : c % 2 === 0 ? ('impressions' as const) : ('clicks' as const),
+    groups: Array.from({ length: 10 }, (_, g) => `Group ${g}`),
+    ads: Array.from({ length: 10 }, (_, a) => `Ad ${a}`),
+  }));
+  const t0 = performance.now();
+  await createGeneratorEntities({ ...ctx, adReviews: { schedule: async () => undefined } }, account, plan);
+  log(`entities: ${((performance.now() - t0) / 1000).toFixed(0)} s`);
+  const chunk = 10_000_000;
+  for (let i = 0, seed = 1; i < events; i += chunk, seed++) {
+    const file = join(dir, `q-${seed}.parquet`);
+    const n = Math.min(chunk, events - i);
+    // Each chunk covers the whole year, so every file adds to every day.
+    await runCommand(ctx, 'events.generate', { account, days: 365, events: n, seed, out: file });
+    const t1 = performance.now();
+    await loadRun(ctx, account, [file]);
+    rmSync(file);
+    log(`${i + n} events loaded (chunk ${((performance.now() - t1) / 1000).toFixed(0)} s, total ${((performance.now() - t0) / 1000).toFixed(0)} s)`);
+  }
+  await ctx.store.run('CHECKPOINT');
+  return account;
+}
+
 /**
  * `query [--events N (50M)]`: GET insights on the issue's data set (one
  * account, 20 campaigns x 10 ad groups x 10 ads, 365 days, generated events
@@ -237,35 +270,22 @@ async function ingestSuite(args: Args): Promise<Record<string, string>[]> {
  */
 async function querySuite(given: Args): Promise<Record<string, string>[]> {
   const args = { ...given, events: given.eventsGiven ? given.events : 50_000_000 };
-  const { createGeneratorEntities } = await import('../src/generate/entities.js');
   const { getInsights } = await import('../src/insights/insights-service.js');
   const { DateTime } = await import('luxon');
-  const b = await benchContext('query');
+  const b = await benchContext('query', given.data);
   const { store, ctx, log, dir } = b;
   try {
     const tz = 'America/New_York';
-    const made = await runCommand(ctx, 'accounts.create', { name: 'Bench', url: 'https://bench.example', timezone: tz, currency: 'USD', enable: ['conversion_bidding', 'product_segments'] });
-    const account = made.account.id;
-    const plan = Array.from({ length: 20 }, (_, c) => ({
-      name: `Campaign ${c}`,
-      bidding_type: c % 4 === 0 ? ('conversions' as const) : c % 2 === 0 ? ('impressions' as const) : ('clicks' as const),
-      groups: Array.from({ length: 10 }, (_, g) => `Group ${g}`),
-      ads: Array.from({ length: 10 }, (_, a) => `Ad ${a}`),
-    }));
-    let t0 = performance.now();
-    await createGeneratorEntities({ ...ctx, adReviews: { schedule: async () => undefined } }, account, plan);
-    log(`entities: ${((performance.now() - t0) / 1000).toFixed(0)} s`);
-    const chunk = 10_000_000;
-    for (let i = 0, seed = 1; i < args.events; i += chunk, seed++) {
-      const file = join(dir, `q-${seed}.parquet`);
-      const n = Math.min(chunk, args.events - i);
-      // Each chunk covers the whole year, so every file adds to every day.
-      await runCommand(ctx, 'events.generate', { account, days: 365, events: n, seed, out: file });
-      await loadRun(ctx, account, [file]);
-      rmSync(file);
-      log(`${i + n} events loaded (${((performance.now() - t0) / 1000).toFixed(0)} s)`);
+    // A kept data set (--data) is reused when it already holds the bench account with the events asked for.
+    const existing = await store.get(`SELECT a.id, (SELECT count(*) FROM events e WHERE e.ad_account_id = a.id) AS n FROM ad_accounts a WHERE a.name = 'Bench' LIMIT 1`);
+    let account: string;
+    if (existing !== undefined && Number(existing['n']) >= args.events * 0.99) {
+      account = String(existing['id']);
+      log(`reusing ${Number(existing['n'])} events in ${dir}`);
+    } else {
+      if (existing !== undefined) throw new Error(`${dir} holds another data set; remove it or pick another --data`);
+      account = await buildQueryDataSet(ctx, dir, tz, args.events, log);
     }
-    await store.run('CHECKPOINT');
     const campaigns = (await store.all('SELECT id FROM campaigns WHERE ad_account_id = $a ORDER BY id', { a: account })).map((r) => String(r['id']));
     const group = String((await store.get('SELECT id FROM ad_groups WHERE ad_account_id = $a ORDER BY id LIMIT 1', { a: account }))?.['id']);
     const days = (n: number, zone = tz) => {
