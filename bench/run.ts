@@ -10,7 +10,7 @@ import { startService } from '../src/runtime/service.js';
 
 /**
  * `npm run bench [-- http] [--seconds N] [--connections N]`
- * `npm run bench -- ingest [--events N (10M)] [--base M (50M)]`
+ * `npm run bench -- ingest [--events N (10M)] [--base M (50M)] [--formats parquet,ndjson,csv]`
  * `npm run bench -- query [--events N (50M)] [--data DIR]`
  *
  * Suites (more arrive with the engine): `http` measures the request path that
@@ -28,10 +28,12 @@ interface Args {
   base: number;
   /** `--data DIR`: keep the suite's store there and reuse it next time (query suite). */
   data: string | null;
+  /** `--formats parquet,csv`: the ingest suite's formats (default all three). */
+  formats: string[] | null;
 }
 
 function parseArgs(argv: string[]): Args {
-  const args: Args = { suites: [], seconds: 10, connections: 16, events: 10_000_000, eventsGiven: false, base: 50_000_000, data: null };
+  const args: Args = { suites: [], seconds: 10, connections: 16, events: 10_000_000, eventsGiven: false, base: 50_000_000, data: null, formats: null };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i] as string;
     if (a === '--seconds') args.seconds = Number(argv[++i]);
@@ -42,6 +44,7 @@ function parseArgs(argv: string[]): Args {
     }
     else if (a === '--base') args.base = Number(argv[++i]);
     else if (a === '--data') args.data = String(argv[++i]);
+    else if (a === '--formats') args.formats = String(argv[++i]).split(',');
     else args.suites.push(a);
   }
   if (args.suites.length === 0) args.suites = ['http'];
@@ -109,8 +112,8 @@ async function benchContext(name: string, keep: string | null = null) {
   const { migrate } = await import('../src/store/migrations.js');
   if (keep !== null) mkdirSync(keep, { recursive: true });
   const dir = keep ?? mkdtempSync(join(tmpdir(), `adsvc-bench-${name}-`));
-  const config = loadConfig({ ADSVC_DATA_DIR: dir });
-  const store = await Store.open(databasePath(dir));
+  const config = loadConfig({ ADSVC_DATA_DIR: dir, ADSVC_DUCKDB_MEMORY_LIMIT: process.env['ADSVC_DUCKDB_MEMORY_LIMIT'] });
+  const store = await Store.open(databasePath(dir), { memoryLimit: config.duckdbMemoryLimit });
   await migrate(store, systemClock);
   return {
     dir,
@@ -192,6 +195,7 @@ async function ingestSuite(args: Args): Promise<Record<string, string>[]> {
       ['csv', 'ev.csv', 4],
     ] as const;
     for (const [format, name, seed] of formats) {
+      if (args.formats !== null && !args.formats.includes(format)) continue;
       const file = join(dir, name);
       t0 = performance.now();
       await generate(seed, args.events, file, 30);

@@ -47,7 +47,7 @@ async function execute<N extends CommandName>(config: Config, name: N, input: un
   if (remote.reached) return remote.result as CommandResult<N>;
   let store: Store;
   try {
-    store = await Store.open(databasePath(config.dataDir), { readers: 1 });
+    store = await Store.open(databasePath(config.dataDir), { readers: 1, memoryLimit: config.duckdbMemoryLimit });
   } catch (err) {
     if (err instanceof StoreLockedError) {
       throw new CliFailure(`${err.message}. If an adsvc serve owns ${config.dataDir}, its admin socket is not answering; otherwise stop the other process.`, 1);
@@ -77,7 +77,7 @@ async function ingest(config: Config, files: string[], account: string | null, w
     }
     return run;
   }
-  const store = await Store.open(databasePath(config.dataDir), { readers: 1 });
+  const store = await Store.open(databasePath(config.dataDir), { readers: 1, memoryLimit: config.duckdbMemoryLimit });
   try {
     await migrate(store, systemClock);
     const ctx = { store, clock: systemClock, config };

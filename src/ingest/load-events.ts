@@ -263,7 +263,9 @@ async function refreshRollups(tx: Queryable, added: string, touched: string, seq
        (1, 2, 3, 4, 5, e.device),
        (1, 2, 3, 4, 5, e.platform),
        (1, 2, 3, 4, 5, e.product_feed_id, e.product_item_id)
-     )`,
+     )
+     -- Stored by segment and time, so a report's scan skips row groups outside its segment and range by their min/max.
+     ORDER BY 6, 2`,
     { seq },
   );
   await tx.run(

@@ -43,7 +43,7 @@ export async function startService(opts: ServiceOptions): Promise<Service> {
     for (const fn of cleanups.reverse()) await fn().catch((err: unknown) => log.error({ err }, 'cleanup failed'));
   };
   try {
-    const store = await Store.open(databasePath(config.dataDir));
+    const store = await Store.open(databasePath(config.dataDir), { memoryLimit: config.duckdbMemoryLimit });
     cleanups.push(() => store.close());
     const applied = await migrate(store, clock);
     if (applied.length > 0) log.info({ applied }, 'applied migrations');

@@ -89,7 +89,7 @@ export class Store implements Queryable {
   }
 
   /** Opens (creating if needed) the database file; `:memory:` for a throwaway store. */
-  static async open(path: string, options: { readers?: number; threads?: number } = {}): Promise<Store> {
+  static async open(path: string, options: { readers?: number; threads?: number; memoryLimit?: string } = {}): Promise<Store> {
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
     let instance: DuckDBInstance;
     try {
@@ -98,6 +98,7 @@ export class Store implements Queryable {
       // 10M-event load took 555 s instead of seconds). Always use the ASOF join.
       const settings: Record<string, string> = { asof_loop_join_threshold: '0' };
       if (options.threads !== undefined) settings['threads'] = String(options.threads);
+      if (options.memoryLimit !== undefined) settings['memory_limit'] = options.memoryLimit;
       instance = await DuckDBInstance.create(path, settings);
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);

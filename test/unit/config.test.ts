@@ -6,6 +6,8 @@ describe('loadConfig', () => {
     const c = loadConfig({}, '/srv/app');
     expect(c).toMatchObject({ port: 8080, host: '0.0.0.0', dataDir: '/srv/app/data', redisUrl: undefined, logLevel: 'info', reviewDelayMs: 5000 });
     expect(c.queuePrefix).toBe(defaultQueuePrefix('/srv/app/data'));
+    expect(c.duckdbMemoryLimit).toBe('1GiB');
+    expect(loadConfig({ ADSVC_DUCKDB_MEMORY_LIMIT: '4GB' }, '/').duckdbMemoryLimit).toBe('4GB');
   });
 
   it('reads every variable and freezes the result', () => {
@@ -31,6 +33,8 @@ describe('loadConfig', () => {
     [{ REDIS_URL: 'localhost:6379' }, 'REDIS_URL'],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL'],
     [{ ADSVC_QUEUE_PREFIX: 'has space' }, 'ADSVC_QUEUE_PREFIX'],
+    [{ ADSVC_DUCKDB_MEMORY_LIMIT: 'lots' }, 'ADSVC_DUCKDB_MEMORY_LIMIT'],
+    [{ ADSVC_DUCKDB_MEMORY_LIMIT: '2GB; SET threads=1' }, 'ADSVC_DUCKDB_MEMORY_LIMIT'],
   ])('rejects %o naming the variable', (env, name) => {
     expect(() => loadConfig(env, '/')).toThrow(ConfigError);
     expect(() => loadConfig(env, '/')).toThrow(name);
