@@ -132,7 +132,10 @@ async function loadRun(ctx: Awaited<ReturnType<typeof benchContext>>['ctx'], acc
   const { createRun, describeFiles, processRun, getRun } = await import('../src/ingest/ingest-runs.js');
   const runId = await createRun(ctx, { accountId: account, origin: 'cli', files: describeFiles(files) });
   await processRun(ctx, runId);
-  return getRun(ctx, runId, null);
+  const run = await getRun(ctx, runId, null);
+  // A failed load must stop the bench: figures over missing data mean nothing.
+  if (run.status !== 'succeeded') throw new Error(`ingest run ${runId} ${run.status}: ${JSON.stringify(run).slice(0, 500)}`);
+  return run;
 }
 
 /** Peak resident memory since the last reset (Linux: VmHWM, reset through clear_refs). */

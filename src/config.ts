@@ -19,9 +19,6 @@ const intFromEnv = (min: number, max: number) =>
     .transform(Number)
     .pipe(z.number().int().min(min).max(max));
 
-/** DuckDB's buffer memory (it spills to disk beyond it): keeps a 10M-event load near 2 GiB of RSS on the reference machine. */
-export const DEFAULT_DUCKDB_MEMORY_LIMIT = '1GiB';
-
 export const RETENTION_DEFAULTS = { quarantineRetentionDays: 90, failedBatchRetentionDays: 7 } as const;
 
 const EnvSchema = z.object({
@@ -58,7 +55,7 @@ const EnvSchema = z.object({
     .string()
     .trim()
     .regex(/^[0-9]+(\.[0-9]+)?\s*(KB|MB|GB|TB|KiB|MiB|GiB|TiB)$/i, 'a size such as 1536MB or 4GiB')
-    .default(DEFAULT_DUCKDB_MEMORY_LIMIT),
+    .optional(),
 });
 
 export interface Config {
@@ -90,8 +87,13 @@ export interface Config {
   readonly quarantineRetentionDays: number;
   /** Batches of `POST /v1/events` whose run failed are kept this long for diagnosis; those of succeeded runs go at once. */
   readonly failedBatchRetentionDays: number;
-  /** DuckDB `memory_limit`: buffer memory before operators and temp tables spill to `<db>.tmp`. */
-  readonly duckdbMemoryLimit: string;
+  /**
+   * DuckDB `memory_limit` (unset: DuckDB's default, 80% of RAM). Lower limits
+   * make operators spill to `<db>.tmp`, but a load's own uncommitted rows
+   * must fit: 1 GiB held a 10M-event load of 30 days and 200 ads (1.9 GiB
+   * RSS) and failed one of 365 days and 2,000 ads.
+   */
+  readonly duckdbMemoryLimit: string | undefined;
 }
 
 export class ConfigError extends Error {

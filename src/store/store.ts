@@ -89,7 +89,7 @@ export class Store implements Queryable {
   }
 
   /** Opens (creating if needed) the database file; `:memory:` for a throwaway store. */
-  static async open(path: string, options: { readers?: number; threads?: number; memoryLimit?: string } = {}): Promise<Store> {
+  static async open(path: string, options: { readers?: number; threads?: number; memoryLimit?: string | undefined } = {}): Promise<Store> {
     if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
     let instance: DuckDBInstance;
     try {
