@@ -51,6 +51,15 @@ const EnvSchema = z.object({
   ADSVC_AUDIENCE_MIN_SIZE: intFromEnv(0, 1_000_000_000).default(25_000),
   ADSVC_QUARANTINE_RETENTION_DAYS: intFromEnv(1, 36_500).default(RETENTION_DEFAULTS.quarantineRetentionDays),
   ADSVC_FAILED_BATCH_RETENTION_DAYS: intFromEnv(1, 36_500).default(RETENTION_DEFAULTS.failedBatchRetentionDays),
+  ADSVC_WEBHOOK_ALLOW_INSECURE_LOCALHOST: z.enum(['0', '1', 'true', 'false']).default('0'),
+  ADSVC_WEBHOOK_TIME_SCALE: z
+    .string()
+    .trim()
+    .regex(/^(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?$/, 'must be a positive number')
+    .transform(Number)
+    .pipe(z.number().gt(0, 'must be above 0').max(100))
+    .default(1),
+  ADSVC_WEBHOOK_TIMEOUT_MS: intFromEnv(100, 60_000).default(5000),
 });
 
 export interface Config {
@@ -82,6 +91,12 @@ export interface Config {
   readonly quarantineRetentionDays: number;
   /** Batches of `POST /v1/events` whose run failed are kept this long for diagnosis; those of succeeded runs go at once. */
   readonly failedBatchRetentionDays: number;
+  /** Accept http:// webhook URLs to loopback addresses (development and tests). */
+  readonly webhookAllowInsecureLocalhost: boolean;
+  /** Multiplies every webhook retry delay and the 72-hour retry window (tests compress the schedule). */
+  readonly webhookTimeScale: number;
+  /** How long a webhook attempt waits for an answer. */
+  readonly webhookTimeoutMs: number;
 }
 
 export class ConfigError extends Error {
@@ -115,6 +130,9 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>, cw
     audienceMinSize: e.ADSVC_AUDIENCE_MIN_SIZE,
     quarantineRetentionDays: e.ADSVC_QUARANTINE_RETENTION_DAYS,
     failedBatchRetentionDays: e.ADSVC_FAILED_BATCH_RETENTION_DAYS,
+    webhookAllowInsecureLocalhost: e.ADSVC_WEBHOOK_ALLOW_INSECURE_LOCALHOST === '1' || e.ADSVC_WEBHOOK_ALLOW_INSECURE_LOCALHOST === 'true',
+    webhookTimeScale: e.ADSVC_WEBHOOK_TIME_SCALE,
+    webhookTimeoutMs: e.ADSVC_WEBHOOK_TIMEOUT_MS,
   });
 }
 
