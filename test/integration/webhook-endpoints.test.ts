@@ -160,6 +160,9 @@ describe('list, retrieve, isolation', () => {
   it('answers 404 for endpoints of other accounts, exactly like unknown ones', async () => {
     const e = await create();
     for (const path of ['', '/delete', '/rotate_secret', '/test']) expectError(await post(b.key, `/v1/webhook_endpoints/${e.id}${path}`), 404, 'resource_missing', null);
+    // Not found comes before the body is judged: nothing to learn about another account's endpoints.
+    expectError(await post(b.key, `/v1/webhook_endpoints/${e.id}`, { url: 'http://x.example' }), 404, 'resource_missing', null);
+    expectError(await post(b.key, `/v1/webhook_endpoints/${e.id}/test`, { event_type: 'nope' }), 404, 'resource_missing', null);
     expectError(await get(b.key, `/v1/webhook_endpoints/${e.id}`), 404, 'resource_missing', null);
     expectError(await get(b.key, `/v1/webhook_endpoints/${e.id}/deliveries`), 404, 'resource_missing', null);
     expectError(await get(a.key, '/v1/webhook_endpoints/we_nope'), 404, 'resource_missing', null);

@@ -143,6 +143,7 @@ export async function listEndpoints(deps: Pick<WebhookDeps, 'store' | 'clock'>, 
  * delivers the events from then on.
  */
 export async function updateEndpoint(deps: WebhookDeps, accountId: string, id: string, raw: unknown): Promise<WebhookEndpoint> {
+  await getRecord(deps, accountId, id);
   const input = parseOrThrow(UpdateInput, raw ?? {});
   if (input.url !== undefined) checkWebhookUrl(input.url, deps.allowInsecureLocalhost);
   return deps.store.transaction(async (tx) => {
@@ -180,8 +181,8 @@ export async function deleteEndpoint(deps: Pick<WebhookDeps, 'store'>, accountId
  * so receivers can switch without dropping a request; without it, it stops at once.
  */
 export async function rotateSecret(deps: WebhookDeps, accountId: string, id: string, raw: unknown): Promise<WebhookEndpoint> {
-  const input = parseOrThrow(RotateInput, raw ?? {});
   await getRecord(deps, accountId, id);
+  const input = parseOrThrow(RotateInput, raw ?? {});
   const now = deps.clock.nowMs();
   const [row] = await deps.store.write(sql('webhook-endpoint-rotate'), {
     id,
@@ -199,8 +200,8 @@ export async function rotateSecret(deps: WebhookDeps, accountId: string, id: str
  * retried like any other. Answers the delivery, to follow in the deliveries list.
  */
 export async function sendTestEvent(deps: WebhookDeps, accountId: string, id: string, raw: unknown): Promise<WebhookDelivery> {
-  const input = parseOrThrow(TestInput, raw ?? {});
   const endpoint = await getRecord(deps, accountId, id);
+  const input = parseOrThrow(TestInput, raw ?? {});
   if (endpoint.status !== 'enabled') {
     throw new ApiError('invalid_value', `Webhook endpoint '${id}' is disabled; enable it (POST /webhook_endpoints/${id} with {"status":"enabled"}) before sending a test event.`);
   }
