@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { Webhook } from 'standardwebhooks';
+import { toUnixSeconds } from '../clock.js';
 
 /**
  * Standard Webhooks signing (spec, Authentication: webhook requests are
@@ -40,7 +41,7 @@ export interface SignedMessage {
  */
 export function webhookHeaders(m: SignedMessage): Record<string, string> {
   if (m.secrets.length === 0) throw new Error('a webhook needs at least one signing secret');
-  const seconds = Math.floor(m.timestampMs / 1000);
+  const seconds = toUnixSeconds(m.timestampMs);
   const at = new Date(seconds * 1000);
   return {
     'content-type': 'application/json',

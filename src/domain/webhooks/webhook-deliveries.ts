@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { toUnixSeconds } from '../../clock.js';
 import { ApiError } from '../../errors/api-error.js';
 import { listPage, toListEnvelope, type ListEnvelope, type ListParams } from '../../store/list-page.js';
 import { sql } from '../../store/sql-loader.js';
@@ -50,7 +51,7 @@ export interface WebhookDelivery {
   completed_at: number | null;
 }
 
-const secs = (ms: number | null): number | null => (ms === null ? null : Math.floor(ms / 1000));
+const secs = (ms: number | null): number | null => (ms === null ? null : toUnixSeconds(ms));
 
 function toWire(r: DeliveryRecord, event: { type: string; is_test: boolean }): WebhookDelivery {
   return {
@@ -64,7 +65,7 @@ function toWire(r: DeliveryRecord, event: { type: string; is_test: boolean }): W
     attempts: r.attempts,
     last_status_code: r.last_status_code,
     last_error: r.last_error,
-    created_at: Math.floor(r.created_at_ms / 1000),
+    created_at: toUnixSeconds(r.created_at_ms),
     first_attempt_at: secs(r.first_attempt_at_ms),
     last_attempt_at: secs(r.last_attempt_at_ms),
     next_attempt_at: r.status === 'pending' ? secs(r.next_attempt_at_ms) : null,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Clock } from '../../clock.js';
+import { toUnixSeconds, type Clock } from '../../clock.js';
 import { ApiError } from '../../errors/api-error.js';
 import { parseOrThrow } from '../../errors/zod-issues.js';
 import { newId, randomToken } from '../../ids.js';
@@ -79,7 +79,7 @@ export interface WebhookEndpoint {
   signing_secret?: string;
 }
 
-const secs = (ms: number | null): number | null => (ms === null ? null : Math.floor(ms / 1000));
+const secs = (ms: number | null): number | null => (ms === null ? null : toUnixSeconds(ms));
 
 function toWire(r: EndpointRecord, nowMs: number, revealSecret = false): WebhookEndpoint {
   const overlap = r.previous_secret !== null && r.previous_secret_expires_at_ms !== null && r.previous_secret_expires_at_ms > nowMs;
@@ -93,8 +93,8 @@ function toWire(r: EndpointRecord, nowMs: number, revealSecret = false): Webhook
     disabled_reason: r.disabled_reason,
     signing_secret_hint: secretHint(r.secret),
     previous_secret_expires_at: overlap ? secs(r.previous_secret_expires_at_ms) : null,
-    created_at: Math.floor(r.created_at_ms / 1000),
-    updated_at: Math.floor(r.updated_at_ms / 1000),
+    created_at: toUnixSeconds(r.created_at_ms),
+    updated_at: toUnixSeconds(r.updated_at_ms),
     ...(revealSecret ? { signing_secret: r.secret } : {}),
   };
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { Clock } from '../../clock.js';
+import { toUnixSeconds, type Clock } from '../../clock.js';
 import { ID_PREFIX, newId } from '../../ids.js';
 import { sql } from '../../store/sql-loader.js';
 import type { Queryable } from '../../store/store.js';
@@ -29,8 +29,8 @@ export interface RecordedEvent {
 const EnabledEndpoint = z.object({ id: z.string(), event_types: z.string().transform((s) => z.array(z.string()).parse(JSON.parse(s))) });
 
 /** The body of an event, exactly the spec's shape (spec, Events 3). */
-export function eventBody(id: string, type: string, createdAtMs: number, resourceId: string): string {
-  return JSON.stringify({ object: 'event', id, type, created_at: Math.floor(createdAtMs / 1000), data: { id: resourceId } });
+function eventBody(id: string, type: string, createdAtMs: number, resourceId: string): string {
+  return JSON.stringify({ object: 'event', id, type, created_at: toUnixSeconds(createdAtMs), data: { id: resourceId } });
 }
 
 async function insertEvent(tx: Queryable, clock: Clock, e: NewEvent, endpointIds: readonly string[], isTest: boolean): Promise<RecordedEvent> {
