@@ -15,6 +15,8 @@ import { maintenanceProcessor } from './maintenance.processor.js';
 import { MAINTENANCE_TASKS, type MaintenanceTask } from './payloads.js';
 import { DEFAULT_JOB_OPTIONS, QUEUE, type QueueName } from './queue-names.js';
 import { reviewJobs } from './review-jobs.js';
+import type { WebhookSender } from '../src/webhooks/http-sender.js';
+import { webhookJobs, type WebhookJobs } from './webhook-delivery.js';
 
 export interface JobSystemOptions {
   redisUrl: string;
@@ -33,6 +35,8 @@ export interface JobSystemOptions {
   /** Retention of the event pipeline's leftovers (defaults as in config). */
   quarantineRetentionDays?: number;
   failedBatchRetentionDays?: number;
+  /** Webhook delivery settings (defaults as in config); tests may pass their own HTTP client. */
+  webhooks?: { timeScale: number; timeoutMs: number; send?: WebhookSender; reconcileEveryMs?: number };
 }
 
 /** How often each maintenance task runs: reconcilers as configured, upkeep on fixed periods. */
@@ -47,6 +51,7 @@ export interface JobSystem {
   adReviews: AdReviewScheduler;
   audienceJobs: AudienceProcessingScheduler;
   ingestJobs: IngestScheduler;
+  webhooks: WebhookJobs;
   queue(name: QueueName): Queue;
   /** Stops taking jobs and waits for running ones until the deadline, then forces. */
   close(deadlineMs: number): Promise<{ drained: boolean }>;
@@ -85,6 +90,7 @@ export async function startJobSystem(opts: JobSystemOptions): Promise<JobSystem>
   });
   const audienceJobs = audienceProcessingScheduler(queue(QUEUE.audienceProcessing));
   const ingestJobs = ingestScheduler(queue(QUEUE.ingest));
+  const webhooks = webhookJobs({ queue: queue(QUEUE.webhookDelivery), store: opts.store, clock: opts.clock, log: opts.log, timeScale: 1, timeoutMs: 5000, ...opts.webhooks });
 
   const upkeep: UpkeepDeps = {
     store: opts.store,
@@ -103,6 +109,8 @@ export async function startJobSystem(opts: JobSystemOptions): Promise<JobSystem>
       // One run at a time: loads write through the single DuckDB writer anyway.
       [QUEUE.ingest, ingestProcessor(opts), 1],
       [QUEUE.maintenance, maintenanceProcessor({ store: opts.store, upkeep, brandReviews, adReviews, audiences: audienceJobs, ingest: ingestJobs }), 1],
+      // Attempts mostly wait on receivers (a few seconds at most each).
+      [QUEUE.webhookDelivery, webhooks.processor(), 8],
     ];
     for (const [name, processor, concurrency] of processors) {
       // A worker killed mid-job leaves it active; with a short lock its job is back in the queue within seconds.
@@ -118,6 +126,7 @@ export async function startJobSystem(opts: JobSystemOptions): Promise<JobSystem>
     await adReviews.reconcile();
     await reconcileAudiences(opts.store, audienceJobs);
     await reconcileIngestRuns(opts.store, ingestJobs);
+    await webhooks.start();
     for (const task of MAINTENANCE_TASKS) {
       await queue(QUEUE.maintenance).upsertJobScheduler(task, { every: taskEveryMs(task, opts.reconcileEveryMs ?? 60_000) }, { name: task, data: {} });
     }
@@ -128,8 +137,10 @@ export async function startJobSystem(opts: JobSystemOptions): Promise<JobSystem>
     adReviews,
     audienceJobs,
     ingestJobs,
+    webhooks,
     queue,
     async close(deadlineMs) {
+      await webhooks.stop();
       let timer: NodeJS.Timeout | undefined;
       const graceful = Promise.all(workers.map((w) => w.close())).then(() => true);
       const deadline = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), deadlineMs)));

@@ -15,6 +15,10 @@ export type AudienceProcessingPayload = z.infer<typeof AudienceProcessingPayload
 
 export const IngestPayload = z.object({ runId: z.string().min(1) }).strict();
 
+/** Attempt number `attempt` (1 = the first) of a webhook delivery. */
+export const WebhookDeliveryPayload = z.object({ deliveryId: z.string().min(1), attempt: z.number().int().min(1) }).strict();
+export type WebhookDeliveryPayload = z.infer<typeof WebhookDeliveryPayload>;
+
 /** Maintenance jobs carry no data; the job name says what to do. */
 export const MaintenancePayload = z.object({}).strict();
 export const MAINTENANCE_TASKS = [

@@ -12,6 +12,8 @@ export const QUEUE = {
   ingest: 'ingest',
   /** Periodic upkeep (reconcilers), driven by job schedulers. */
   maintenance: 'maintenance',
+  /** Webhook delivery attempts, and the webhook reconciler's scheduled runs. */
+  webhookDelivery: 'webhook-delivery',
 } as const;
 export type QueueName = (typeof QUEUE)[keyof typeof QUEUE];
 

@@ -23,6 +23,7 @@ import { geoLookupRoutes } from './http/routes/geo-lookup-routes.js';
 import { insightsRoutes } from './http/routes/insights-routes.js';
 import { productFeedRoutes } from './http/routes/product-feed-routes.js';
 import { spendLimitRoutes } from './http/routes/spend-limit-routes.js';
+import { webhookRoutes } from './http/routes/webhook-routes.js';
 import type { Logger } from './logger.js';
 import type { Store } from './store/store.js';
 
@@ -94,6 +95,7 @@ export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise
       spendLimitRoutes(v1, deps);
       eventRoutes(v1, deps);
       insightsRoutes(v1, deps);
+      webhookRoutes(v1, deps);
       await fileRoutes(v1, deps);
       options.extraRoutes?.(v1);
     },

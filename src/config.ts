@@ -56,6 +56,15 @@ const EnvSchema = z.object({
     .trim()
     .regex(/^[0-9]+(\.[0-9]+)?\s*(KB|MB|GB|TB|KiB|MiB|GiB|TiB)$/i, 'a size such as 1536MB or 4GiB')
     .optional(),
+  ADSVC_WEBHOOK_ALLOW_INSECURE_LOCALHOST: z.enum(['0', '1', 'true', 'false']).default('0'),
+  ADSVC_WEBHOOK_TIME_SCALE: z
+    .string()
+    .trim()
+    .regex(/^(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?$/, 'must be a positive number')
+    .transform(Number)
+    .pipe(z.number().gt(0, 'must be above 0').max(100))
+    .default(1),
+  ADSVC_WEBHOOK_TIMEOUT_MS: intFromEnv(100, 60_000).default(5000),
 });
 
 export interface Config {
@@ -94,6 +103,12 @@ export interface Config {
    * RSS) and failed one of 365 days and 2,000 ads.
    */
   readonly duckdbMemoryLimit: string | undefined;
+  /** Accept http:// webhook URLs to loopback addresses (development and tests). */
+  readonly webhookAllowInsecureLocalhost: boolean;
+  /** Multiplies every webhook retry delay and the 72-hour retry window (tests compress the schedule). */
+  readonly webhookTimeScale: number;
+  /** How long a webhook attempt waits for an answer. */
+  readonly webhookTimeoutMs: number;
 }
 
 export class ConfigError extends Error {
@@ -128,6 +143,9 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>, cw
     quarantineRetentionDays: e.ADSVC_QUARANTINE_RETENTION_DAYS,
     failedBatchRetentionDays: e.ADSVC_FAILED_BATCH_RETENTION_DAYS,
     duckdbMemoryLimit: e.ADSVC_DUCKDB_MEMORY_LIMIT,
+    webhookAllowInsecureLocalhost: e.ADSVC_WEBHOOK_ALLOW_INSECURE_LOCALHOST === '1' || e.ADSVC_WEBHOOK_ALLOW_INSECURE_LOCALHOST === 'true',
+    webhookTimeScale: e.ADSVC_WEBHOOK_TIME_SCALE,
+    webhookTimeoutMs: e.ADSVC_WEBHOOK_TIMEOUT_MS,
   });
 }
 

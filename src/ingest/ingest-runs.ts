@@ -5,6 +5,7 @@ import type { Clock } from '../clock.js';
 import { ApiError } from '../errors/api-error.js';
 import { newId } from '../ids.js';
 import type { Row, Store } from '../store/store.js';
+import { recordReachedSpendLimits, recordRunCompleted } from '../domain/webhooks/webhook-outbox.js';
 import { formatOf, QUARANTINE_REASONS, type EventFileFormat } from './event-contract.js';
 import { loadEventFile, type LoadSummary } from './load-events.js';
 
@@ -100,32 +101,38 @@ export async function processRun(deps: Deps, runId: string): Promise<RunStatus |
   if (!state) return undefined;
   if (state.run.status === 'succeeded' || state.run.status === 'failed') return state.run.status;
   await deps.store.run("UPDATE ingest_runs SET status = 'running', started_at_ms = coalesce(started_at_ms, $now) WHERE id = $id", { id: runId, now: deps.clock.nowMs() });
+  // The run's end and its ingest_run.completed event commit together.
+  const finish = (status: 'succeeded' | 'failed', error: string | null) =>
+    deps.store.transaction(async (tx) => {
+      await tx.run('UPDATE ingest_runs SET status = $status, error = $error, finished_at_ms = $now WHERE id = $id', { id: runId, status, error, now: deps.clock.nowMs() });
+      await recordRunCompleted(tx, deps.clock, { id: runId, accountId: state.run.ad_account_id });
+    });
   for (const f of state.files.filter((x) => !x.done)) {
+    // Days whose spend this load records are checked against spend limits before it commits.
+    const loadStartedMs = deps.clock.nowMs();
     try {
       await loadEventFile(
         deps,
         { runId, path: f.path, format: f.format, source: f.source, scopeAccountId: state.run.ad_account_id },
         {
-          beforeCommit: (tx, s: LoadSummary) =>
-            tx.run(
+          beforeCommit: async (tx, s: LoadSummary) => {
+            await tx.run(
               `UPDATE ingest_run_files SET done = true, rows_read = $rows_read, stored = $stored, duplicates = $duplicates,
                  quarantined = $quarantined, quarantined_by_reason = $by_reason WHERE run_id = $run AND file_index = $i`,
               { run: runId, i: f.file_index, rows_read: s.rows_read, stored: s.stored, duplicates: s.duplicates, quarantined: s.quarantined, by_reason: JSON.stringify(s.quarantined_by_reason) },
-            ),
+            );
+            await recordReachedSpendLimits(tx, deps.clock, loadStartedMs);
+          },
         },
       );
     } catch (err) {
       // A file that cannot be read as its format fails the run, with the reader's words.
       const message = err instanceof Error ? err.message.split('\n')[0] : String(err);
-      await deps.store.run("UPDATE ingest_runs SET status = 'failed', error = $error, finished_at_ms = $now WHERE id = $id", {
-        id: runId,
-        error: `${f.source}: ${message}`,
-        now: deps.clock.nowMs(),
-      });
+      await finish('failed', `${f.source}: ${message}`);
       return 'failed';
     }
   }
-  await deps.store.run("UPDATE ingest_runs SET status = 'succeeded', finished_at_ms = $now WHERE id = $id", { id: runId, now: deps.clock.nowMs() });
+  await finish('succeeded', null);
   return 'succeeded';
 }
 

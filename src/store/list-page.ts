@@ -15,6 +15,8 @@ const LISTABLE = {
   campaigns: [],
   ad_groups: ['campaign_id'],
   ads: ['ad_group_id'],
+  webhook_endpoints: [],
+  webhook_deliveries: ['endpoint_id', 'status'],
 } as const satisfies Record<string, readonly string[]>;
 
 export type ListableTable = keyof typeof LISTABLE;

@@ -8,6 +8,7 @@ import { accountRepository, type AccountRecord } from '../../store/repositories/
 import type { Store } from '../../store/store.js';
 import { BrandInput, CreateAccountInput, SetTimezoneInput } from './account-schemas.js';
 import { sql } from '../../store/sql-loader.js';
+import { recordWebhookEvent } from '../webhooks/webhook-outbox.js';
 
 /** The wire shape of an ad account (spec "Ad account"; COMPAT.md example). */
 export interface AdAccount {
@@ -93,11 +94,15 @@ export async function submitBrand(
   if (input.favicon_file_id !== undefined) {
     await requireFile(deps, accountId, input.favicon_file_id, { purpose: 'account_favicon', param: 'favicon_file_id' });
   }
-  const updated = await accountRepository.submitBrand(deps.store, {
-    id: accountId,
-    name: input.name ?? null,
-    favicon_file_id: input.favicon_file_id ?? null,
-    now_ms: deps.clock.nowMs(),
+  const updated = await deps.store.transaction(async (tx) => {
+    const row = await accountRepository.submitBrand(tx, {
+      id: accountId,
+      name: input.name ?? null,
+      favicon_file_id: input.favicon_file_id ?? null,
+      now_ms: deps.clock.nowMs(),
+    });
+    if (row) await recordWebhookEvent(tx, deps.clock, { accountId, type: 'ad_account.review.updated', resourceId: accountId });
+    return row;
   });
   if (!updated) throw ApiError.notFound('ad account', accountId);
   // The row says in_review before the job exists: if queueing fails, the reconciler re-queues it.
@@ -119,12 +124,16 @@ export async function settleBrandReview(deps: AccountDeps, accountId: string, re
   const account = await accountRepository.get(deps.store, accountId);
   if (!account || account.review_status !== 'in_review' || account.review_seq !== reviewSeq) return undefined;
   const verdict = reviewVerdict(account);
-  return accountRepository.decideReview(deps.store, {
-    id: accountId,
-    review_seq: reviewSeq,
-    review_status: verdict.status,
-    review_reason: verdict.reason,
-    now_ms: deps.clock.nowMs(),
+  return deps.store.transaction(async (tx) => {
+    const decided = await accountRepository.decideReview(tx, {
+      id: accountId,
+      review_seq: reviewSeq,
+      review_status: verdict.status,
+      review_reason: verdict.reason,
+      now_ms: deps.clock.nowMs(),
+    });
+    if (decided) await recordWebhookEvent(tx, deps.clock, { accountId, type: 'ad_account.review.updated', resourceId: accountId });
+    return decided;
   });
 }
 

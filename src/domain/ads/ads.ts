@@ -11,6 +11,7 @@ import { getAdGroupRecord } from '../ad-groups/ad-groups.js';
 import { fileContentUrl, requireFile } from '../files/files.js';
 import { guardArchived, LIFECYCLE_STATUSES, type LifecycleStatus } from '../lifecycle.js';
 import { httpUrl, label } from '../text.js';
+import { recordWebhookEvent } from '../webhooks/webhook-outbox.js';
 
 /**
  * Ads (COMPAT.md, Ads): a chat card creative over an uploaded image. A new or
@@ -166,19 +167,24 @@ export async function updateAd(deps: AdDeps & { adReviews: AdReviewScheduler }, 
   const creative = input.creative;
   const newReview = creative !== undefined && !sameCreative(current, creative);
   if (creative !== undefined && creative.file_id !== current.file_id) await checkCreativeFile(deps.store, accountId, creative.file_id);
-  const [row] = await deps.store.write(sql('ad-update'), {
-    id,
-    account: accountId,
-    name: input.name ?? current.name,
-    status: input.status ?? current.status,
-    title: creative?.title ?? current.title,
-    body: creative === undefined ? current.body : (creative.body ?? null),
-    target_url: creative?.target_url ?? current.target_url,
-    file_id: creative?.file_id ?? current.file_id,
-    new_review: newReview,
-    now_ms: deps.clock.nowMs(),
+  const ad = await deps.store.transaction(async (tx) => {
+    const [row] = await tx.write(sql('ad-update'), {
+      id,
+      account: accountId,
+      name: input.name ?? current.name,
+      status: input.status ?? current.status,
+      title: creative?.title ?? current.title,
+      body: creative === undefined ? current.body : (creative.body ?? null),
+      target_url: creative?.target_url ?? current.target_url,
+      file_id: creative?.file_id ?? current.file_id,
+      new_review: newReview,
+      now_ms: deps.clock.nowMs(),
+    });
+    const updated = parse(row, id);
+    // A changed creative goes back to review (COMPAT.md, Ads): the review was updated.
+    if (newReview) await recordWebhookEvent(tx, deps.clock, { accountId, type: 'ad.review.updated', resourceId: id });
+    return updated;
   });
-  const ad = parse(row, id);
   if (newReview) await deps.adReviews.schedule(ad.id, ad.review_seq);
   return toWire(deps.config, ad);
 }
@@ -200,14 +206,18 @@ export async function settleAdReview(deps: { store: Store; clock: Clock }, adId:
   const ad = AdRecord.parse(row);
   if (ad.review_status !== 'in_review' || ad.review_seq !== reviewSeq) return undefined;
   const verdict = adReviewVerdict(ad);
-  const [settled] = await deps.store.write(sql('ad-decide-review'), {
-    id: adId,
-    review_seq: reviewSeq,
-    review_status: verdict.status,
-    review_reason: verdict.reason,
-    now_ms: deps.clock.nowMs(),
+  return deps.store.transaction(async (tx) => {
+    const [settled] = await tx.write(sql('ad-decide-review'), {
+      id: adId,
+      review_seq: reviewSeq,
+      review_status: verdict.status,
+      review_reason: verdict.reason,
+      now_ms: deps.clock.nowMs(),
+    });
+    if (settled === undefined) return undefined;
+    await recordWebhookEvent(tx, deps.clock, { accountId: ad.ad_account_id, type: 'ad.review.updated', resourceId: adId });
+    return AdRecord.parse(settled);
   });
-  return settled === undefined ? undefined : AdRecord.parse(settled);
 }
 
 export async function pendingAdReviews(store: Store): Promise<{ id: string; review_seq: number; review_requested_at_ms: number | null }[]> {

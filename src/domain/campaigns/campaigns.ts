@@ -12,6 +12,7 @@ import { getEventSettingRecord } from '../event-settings/event-settings.js';
 import { productFeedExists } from '../product-feeds/product-feeds.js';
 import { guardArchived } from '../lifecycle.js';
 import { isStandardEvent } from '../standard-events.js';
+import { recordWebhookEvent } from '../webhooks/webhook-outbox.js';
 import {
   BIDDING_TYPES,
   CAMPAIGN_STATUSES,
@@ -224,7 +225,12 @@ export async function updateCampaign(deps: CampaignDeps, accountId: string, id: 
       targeting: JSON.stringify(targeting),
       now_ms: nowMs,
     });
-    return toWireCampaign(parseCampaign(row, id));
+    const updated = toWireCampaign(parseCampaign(row, id));
+    // campaign.updated on any change, status included; a save that changes nothing is no event.
+    if (JSON.stringify({ ...updated, updated_at: 0 }) !== JSON.stringify({ ...toWireCampaign(current), updated_at: 0 })) {
+      await recordWebhookEvent(tx, deps.clock, { accountId, type: 'campaign.updated', resourceId: id });
+    }
+    return updated;
   });
 }
 
