@@ -260,24 +260,28 @@ async function refreshRollups(tx: Queryable, added: string, touched: string, seq
   );
   try {
     const sums = 'sum(imp)::BIGINT AS impressions, sum(clk)::BIGINT AS clicks, sum(cost)::BIGINT AS spend';
-    const segment = (name: string, value: string, feed: string, item: string, keys: string) =>
-      `SELECT ad_id, bucket, '${name}' AS segment, ${value} AS segment_value, ${feed} AS feed_value, ${item} AS item_value, ${sums}
-       FROM ${narrow} GROUP BY ad_id, bucket${keys}`;
-    await tx.run(
-      `INSERT INTO rollup_15m
-       SELECT ad.ad_account_id, r.bucket, ad.campaign_id, ad.ad_group_id, r.ad_id, r.segment, r.segment_value, r.feed_value, r.item_value,
-         r.impressions, r.clicks, r.spend, $seq
-       FROM (
-         ${segment('none', 'NULL', 'NULL', 'NULL', '')}
-         UNION ALL ${segment('country', 'country', 'NULL', 'NULL', ', country')}
-         UNION ALL ${segment('device', 'device', 'NULL', 'NULL', ', device')}
-         UNION ALL ${segment('platform', 'platform', 'NULL', 'NULL', ', platform')}
-         UNION ALL ${segment('product', 'NULL', 'product_feed_id', 'product_item_id', ', product_feed_id, product_item_id')}
-       ) r JOIN ads ad ON ad.id = r.ad_id
-       -- Stored by segment and time, so a report's scan skips row groups outside its segment and range by their min/max.
-       ORDER BY r.segment, r.bucket`,
-      { seq },
-    );
+    // One insert per segment, each sorted by bucket: rows of one segment and
+    // nearby times share row groups, so a report's scan skips the others by
+    // their min/max, and no sort ever holds more than one segment's rows.
+    for (const [name, value, feed, item, keys] of [
+      ['none', 'NULL', 'NULL', 'NULL', ''],
+      ['country', 'country', 'NULL', 'NULL', ', country'],
+      ['device', 'device', 'NULL', 'NULL', ', device'],
+      ['platform', 'platform', 'NULL', 'NULL', ', platform'],
+      ['product', 'NULL', 'product_feed_id', 'product_item_id', ', product_feed_id, product_item_id'],
+    ] as const) {
+      await tx.run(
+        `INSERT INTO rollup_15m
+         SELECT ad.ad_account_id, r.bucket, ad.campaign_id, ad.ad_group_id, r.ad_id, '${name}', r.segment_value, r.feed_value, r.item_value,
+           r.impressions, r.clicks, r.spend, $seq
+         FROM (
+           SELECT ad_id, bucket, ${value} AS segment_value, ${feed} AS feed_value, ${item} AS item_value, ${sums}
+           FROM ${narrow} GROUP BY ad_id, bucket${keys}
+         ) r JOIN ads ad ON ad.id = r.ad_id
+         ORDER BY r.bucket`,
+        { seq },
+      );
+    }
     await tx.run(
       `CREATE TEMP TABLE ${touched} AS
        SELECT DISTINCT ad.ad_account_id AS account, n.bucket FROM (SELECT DISTINCT ad_id, bucket FROM ${narrow}) n JOIN ads ad ON ad.id = n.ad_id`,
@@ -300,13 +304,17 @@ async function refreshDailySpend(tx: Queryable, touchedBuckets: string, nowMs: n
      WITH touched AS (
        SELECT DISTINCT t.account, ${localDay(`t.bucket * ${BUCKET_US}`)} AS day
        FROM ${touchedBuckets} t JOIN ad_accounts a ON a.id = t.account
-     ), days AS (
-       SELECT r.ad_account_id AS account, ${localDay(`r.bucket * ${BUCKET_US}`)} AS day, r.spend_micros
-       FROM rollup_15m r JOIN ad_accounts a ON a.id = r.ad_account_id
+     ), buckets AS (
+       -- Summed per bucket first, so only distinct bucket starts (a few thousand) are converted to local dates.
+       SELECT r.ad_account_id AS account, r.bucket, sum(r.spend_micros) AS spend_micros
+       FROM rollup_15m r
        WHERE r.segment = 'none' AND r.ad_account_id IN (SELECT account FROM touched)
          -- A local day lies within a day and a half of its UTC date: prune before converting.
          AND r.bucket BETWEEN (SELECT epoch_us(min(day)::TIMESTAMP) - 86400000000 FROM touched) // ${BUCKET_US}
                           AND (SELECT epoch_us(max(day)::TIMESTAMP) + 2 * 86400000000 FROM touched) // ${BUCKET_US}
+       GROUP BY 1, 2
+     ), days AS (
+       SELECT b.account, ${localDay(`b.bucket * ${BUCKET_US}`)} AS day, b.spend_micros FROM buckets b JOIN ad_accounts a ON a.id = b.account
      )
      SELECT d.account, d.day, sum(d.spend_micros)::BIGINT, $now_ms
      FROM days d WHERE (d.account, d.day) IN (SELECT account, day FROM touched)
