@@ -10,6 +10,9 @@ import { ID_PREFIX, newId } from './ids.js';
 import { installAuth } from './http/plugins/auth.js';
 import { installErrorHandling, sendError } from './http/plugins/error-handler.js';
 import { installJsonBody } from './http/plugins/json-body.js';
+import { installOverloadShedding } from './http/plugins/overload.js';
+import { installRateLimits } from './http/plugins/rate-limit.js';
+import { RateLimiter } from './domain/rate-limits/rate-limiter.js';
 import { parseQueryString } from './http/query-string.js';
 import { adAccountRoutes } from './http/routes/ad-account-routes.js';
 import { adGroupRoutes } from './http/routes/ad-group-routes.js';
@@ -36,6 +39,11 @@ export interface AppDeps {
   audienceJobs: AudienceProcessingScheduler;
   adReviews: AdReviewScheduler;
   ingestJobs: IngestScheduler;
+  /**
+   * The request limiter (Redis-backed in `serve`, so processes share one
+   * budget); the app closes it. Omitted: limits are kept in this process.
+   */
+  rateLimiter?: RateLimiter;
   /** Fault injection for tests (the 503 path of daily spend-limit mutations). */
   spendLimitFaults?: { afterDailyCommit?: () => void };
 }
@@ -80,10 +88,16 @@ export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise
   });
   installErrorHandling(app);
   installJsonBody(app);
+  // Rate limits before overload shedding, so a 503 carries the rate-limit headers too (spec: Limits).
+  const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
+  const limiter = deps.rateLimiter ?? new RateLimiter(null, deps.config.rateLimits, deps.clock, options.logger ?? silent);
+  const rateLimits = installRateLimits(app, limiter, deps.config.rateLimits.growth);
+  installOverloadShedding(app, { limits: deps.config.overload, queriesInFlight: () => deps.store.readsInFlight });
 
   await app.register(
     async (v1) => {
       installAuth(v1, deps.store);
+      rateLimits.installAccountLimits(v1);
       adAccountRoutes(v1, deps);
       eventSettingRoutes(v1, deps);
       geoLookupRoutes(v1, deps);
