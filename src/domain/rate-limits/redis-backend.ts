@@ -90,6 +90,8 @@ export interface RedisBackendOptions {
 
 export class RedisBackend implements RateLimitBackend {
   private readonly client: ScriptedRedis;
+  /** Settles once the first connection is up (or has had its chance), so early checks do not fall back needlessly. */
+  private readonly firstConnect: Promise<void>;
 
   constructor(opts: RedisBackendOptions) {
     const client = new Redis(opts.url, {
@@ -104,9 +106,19 @@ export class RedisBackend implements RateLimitBackend {
     client.on('error', () => undefined);
     client.defineCommand('adsvcRateLimit', { lua: SCRIPT });
     this.client = client as ScriptedRedis;
+    const waitMs = opts.commandTimeoutMs ?? 250;
+    this.firstConnect = new Promise((resolve) => {
+      const timer = setTimeout(resolve, 2 * waitMs);
+      timer.unref();
+      client.once('ready', () => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
   }
 
   async check(check: LimitCheck): Promise<LimitDecision> {
+    await this.firstConnect;
     const keys = check.rules.map((r) => r.key);
     const args: (string | number)[] = [check.nowMs, check.windowMs, `${check.nowMs}:${check.member}`, check.rules.length, ...check.rules.map((r) => r.limit)];
     if (check.growth !== null) {
