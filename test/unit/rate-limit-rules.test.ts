@@ -212,10 +212,16 @@ describe('duration text and Retry-After (spec: Limits, rate-limit response heade
 describe('overload gate (spec: Errors, 503 server_is_overloaded)', () => {
   const limits = { maxEventLoopDelayMs: 100, maxHeapPercent: 90, maxQueriesInFlight: 8 };
 
-  it('sheds on a slow event loop, a full heap or too many queries, and recovers with the next normal sample', () => {
+  it('sheds on a slow event loop or a full heap two samples in a row, or too many queries, and recovers with the next normal sample', () => {
     const gate = new OverloadGate(limits);
     expect(gate.verdict(0)).toBeNull();
     gate.record({ eventLoopDelayMs: 250, heapPercent: 10 });
+    // One slow sample is a hiccup, not saturation.
+    expect(gate.verdict(0)).toBeNull();
+    gate.record({ eventLoopDelayMs: 5, heapPercent: 10 });
+    gate.record({ eventLoopDelayMs: 250, heapPercent: 10 });
+    expect(gate.verdict(0)).toBeNull();
+    gate.record({ eventLoopDelayMs: 300, heapPercent: 10 });
     expect(gate.verdict(0)).toBe('event_loop_delay');
     gate.record({ eventLoopDelayMs: 5, heapPercent: 95 });
     expect(gate.verdict(0)).toBe('heap');

@@ -42,6 +42,8 @@ export function installOverloadShedding(app: FastifyInstance, opts: OverloadOpti
       if (after !== before) app.log.warn({ reason: after, eventLoopDelayMs, heapPercent }, after === null ? 'load back to normal' : 'overloaded: shedding requests');
     }, opts.sampleIntervalMs ?? 500);
     timer.unref();
+    // Start-up work (migrations, connections) is not load: measure from the moment the app is ready.
+    app.addHook('onReady', async () => delay.reset());
     app.addHook('onClose', async () => {
       clearInterval(timer);
       delay.disable();
