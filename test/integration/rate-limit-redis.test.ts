@@ -41,7 +41,7 @@ describe('Redis backend agrees with the reference limiter', () => {
               { key: `${prefix}:w:${s.account}:${s.endpoint}`, limit: perEndpoint },
               { key: `${prefix}:w:${s.account}:*`, limit: overall },
             ],
-            growth: { key: `${prefix}:g:${s.account}`, threshold, growthPercent: 50, windowMinutes: 1 },
+            growth: { key: `${prefix}:g:${s.account}`, rateRule: 1, threshold, growthPercent: 50, windowMinutes: 1 },
             member: `r${i}`,
           };
           expect(await redis.check(check)).toEqual(memory.decide(check));

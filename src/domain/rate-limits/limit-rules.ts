@@ -26,11 +26,12 @@ export const windowStart = (nowMs: number, windowMs: number): number => nowMs - 
 export const minuteOf = (ms: number): number => Math.floor(ms / MINUTE_MS);
 
 /**
- * The most requests minute `minute` may hold under the growth rule: the
- * threshold, or the busiest minute of the reference span grown by the allowed
- * percentage. The reference span is the `windowMinutes` minutes ending
- * `windowMinutes` minutes before, so an account can grow by the percentage
- * once per window and no faster, while a steady or periodic rate always fits.
+ * The most requests the last minute may hold, during calendar minute
+ * `minute`, under the growth rule: the threshold, or the busiest minute of
+ * the reference span grown by the allowed percentage. The reference span is
+ * the `windowMinutes` minutes ending `windowMinutes` minutes before, so an
+ * account can grow by the percentage once per window and no faster, while a
+ * steady or periodic rate always fits.
  */
 export function growthCap(countAt: (minute: number) => number, minute: number, rule: GrowthRule): number {
   let busiest = 0;
@@ -41,8 +42,6 @@ export function growthCap(countAt: (minute: number) => number, minute: number, r
 /** Minutes of counts the growth rule reads, the current one included. */
 export const growthSpanMinutes = (rule: GrowthRule): number => 2 * rule.windowMinutes;
 
-/** A slowed-down account retries when the next minute starts (its cap is per minute). */
-export const slowDownWait = (nowMs: number): number => (minuteOf(nowMs) + 1) * MINUTE_MS - nowMs;
 
 /**
  * What the `x-ratelimit-*-requests` headers report: the window closest to

@@ -1,4 +1,4 @@
-import { growthCap, growthSpanMinutes, minuteOf, slowDownWait, windowStart, windowWait } from './limit-rules.js';
+import { growthCap, growthSpanMinutes, minuteOf, windowStart, windowWait } from './limit-rules.js';
 import type { LimitCheck, LimitDecision, RateLimitBackend, WindowState } from './rate-limit-types.js';
 
 /**
@@ -36,9 +36,9 @@ export class MemoryBackend implements RateLimitBackend {
     if (check.growth !== null) {
       const minute = minuteOf(nowMs);
       const counts = this.growth.get(check.growth.key) ?? new Map<number, number>();
-      if ((counts.get(minute) ?? 0) >= growthCap((m) => counts.get(m) ?? 0, minute, check.growth)) {
-        return { verdict: 'slow_down', retryAfterMs: slowDownWait(nowMs), windows: states(false) };
-      }
+      const cap = growthCap((m) => counts.get(m) ?? 0, minute, check.growth);
+      const slowWait = windowWait(logs[check.growth.rateRule] ?? [], nowMs, windowMs, cap);
+      if (slowWait > 0) return { verdict: 'slow_down', retryAfterMs: slowWait, windows: states(false) };
       counts.set(minute, (counts.get(minute) ?? 0) + 1);
       for (const m of counts.keys()) if (m <= minute - growthSpanMinutes(check.growth)) counts.delete(m);
       this.growth.set(check.growth.key, counts);

@@ -14,12 +14,16 @@ export interface WindowRule {
 
 /**
  * The growth rule (spec: Limits, "Traffic growth rule"): above `threshold`
- * requests in a minute, a minute may hold at most `growthPercent`% more than
- * the busiest minute of the `windowMinutes` minutes that ended
- * `windowMinutes` minutes earlier.
+ * requests a minute, the requests of the last minute (a sliding window, so a
+ * minute edge cannot be used to double them) may be at most `growthPercent`%
+ * more than the busiest calendar minute of the `windowMinutes` minutes that
+ * ended `windowMinutes` minutes earlier.
  */
 export interface GrowthRule {
+  /** Where the admitted requests per calendar minute are counted (the history). */
   readonly key: string;
+  /** Index in the check's rules of the window whose count is the current rate (the overall one). */
+  readonly rateRule: number;
   readonly threshold: number;
   readonly growthPercent: number;
   readonly windowMinutes: number;

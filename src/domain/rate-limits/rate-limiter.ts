@@ -72,7 +72,8 @@ export class RateLimiter {
       nowMs,
       windowMs: RATE_WINDOW_MS,
       rules,
-      growth: growth ? { key: `${prefix}:g:${subject}`, threshold: g.threshold, growthPercent: g.percent, windowMinutes: g.windowMinutes } : null,
+      // The current rate is the overall window's count (rules[1]).
+      growth: growth ? { key: `${prefix}:g:${subject}`, rateRule: 1, threshold: g.threshold, growthPercent: g.percent, windowMinutes: g.windowMinutes } : null,
       member,
     };
     const decision = await this.decide(check);

@@ -11,7 +11,7 @@ import { MINUTE_MS, type LimitCheck, type LimitDecision, type RateLimitBackend, 
  *
  * KEYS: the window keys, then the growth key when there is one.
  * ARGV: now, windowMs, member, number of windows, each limit, then (growth)
- * threshold, percent, window minutes.
+ * threshold, percent, window minutes, index of the rate window (0-based).
  * Returns: verdict (0 allowed, 1 rate_limit_exceeded, 2 slow_down), wait ms,
  * then for each window its count and oldest time (-1 when empty).
  */
@@ -56,8 +56,10 @@ if g then
     busiest = math.max(busiest, tonumber(redis.call('HGET', g, m) or '0'))
   end
   local cap = math.max(threshold, math.floor(busiest * (100 + percent) / 100))
-  if tonumber(redis.call('HGET', g, minute) or '0') >= cap then
-    return result(2, (minute + 1) * ${MINUTE_MS} - now)
+  local rr = tonumber(ARGV[8 + n]) + 1
+  if counts[rr] >= cap then
+    local blocking = redis.call('ZRANGE', KEYS[rr], counts[rr] - cap, counts[rr] - cap, 'WITHSCORES')
+    return result(2, math.max(1, tonumber(blocking[2]) + windowMs - now))
   end
   redis.call('HINCRBY', g, minute, 1)
   if redis.call('HLEN', g) > 2 * span + 2 then
@@ -123,7 +125,7 @@ export class RedisBackend implements RateLimitBackend {
     const args: (string | number)[] = [check.nowMs, check.windowMs, `${check.nowMs}:${check.member}`, check.rules.length, ...check.rules.map((r) => r.limit)];
     if (check.growth !== null) {
       keys.push(check.growth.key);
-      args.push(check.growth.threshold, check.growth.growthPercent, check.growth.windowMinutes);
+      args.push(check.growth.threshold, check.growth.growthPercent, check.growth.windowMinutes, check.growth.rateRule);
     }
     const raw = Reply.parse(await this.client.adsvcRateLimit(keys.length, ...keys, ...args));
     const verdict = VERDICTS[raw[0] as number];
