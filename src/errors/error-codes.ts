@@ -44,8 +44,6 @@ export const ERROR_CODES = {
   method_not_allowed: invalid(405),
   request_too_large: invalid(413),
   unsupported_media_type: invalid(415),
-  // 499 (nginx's "client closed request"): logged for a cancelled query; the client is gone and never reads it.
-  client_closed_request: invalid(499),
   // 422: well-formed but refused.
   idempotency_key_reused: invalid(422),
   // 422: spend limit rules (spec: Account spending limits).
