@@ -1,4 +1,4 @@
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Clock } from './clock.js';
 import { ApiError } from './errors/api-error.js';
 import type { Config } from './config.js';
@@ -56,6 +56,8 @@ export interface AppOptions {
 }
 
 export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise<FastifyInstance> {
+  // Bound once the rate limiter is installed, so refused URLs carry its headers too.
+  let onFrameworkError = (err: unknown, request: FastifyRequest, reply: FastifyReply): unknown => sendError(request, reply, err);
   const app = Fastify({
     ...(options.logger === undefined ? { logger: false } : { loggerInstance: options.logger as FastifyBaseLogger }),
     genReqId: () => newId(ID_PREFIX.request),
@@ -65,7 +67,7 @@ export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise
       querystringParser: parseQueryString,
       ignoreTrailingSlash: true,
     },
-    frameworkErrors: (err, request, reply) => sendError(request, reply, err),
+    frameworkErrors: (err, request, reply) => onFrameworkError(err, request, reply),
     // Our own hook answers requests that arrive while closing, with the envelope.
     return503OnClosing: false,
   });
@@ -92,6 +94,11 @@ export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise
   const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
   const limiter = deps.rateLimiter ?? new RateLimiter(null, deps.config.rateLimits, deps.clock, options.logger ?? silent);
   const rateLimits = installRateLimits(app, limiter, deps.config.rateLimits.growth);
+  onFrameworkError = (err, request, reply) =>
+    rateLimits.checkClient(request, reply).then(
+      () => sendError(request, reply, err),
+      (refused: unknown) => sendError(request, reply, refused),
+    );
   installOverloadShedding(app, { limits: deps.config.overload, queriesInFlight: () => deps.store.readsInFlight });
 
   await app.register(

@@ -66,6 +66,7 @@ describe('headers on every response (spec: Limits, rate-limit response headers)'
     ['400 of a bad query', { url: '/v1/campaigns?limit=5000', auth: true }, 400],
     ['405 of PUT', { url: '/v1/campaigns', auth: true, method: 'PUT' }, 405],
     ['500 of a bug', { url: '/v1/test/boom', auth: true }, 500],
+    ['400 of a malformed URL', { url: '/v1/campaigns/%E0%A4%A', auth: true }, 400],
   ] as [string, { url: string; auth: boolean; method?: 'GET' | 'PUT' }, number][])('%s', async (_name, req, status) => {
     const res = await t.app.inject({ method: req.method ?? 'GET', url: req.url, headers: req.auth ? bearer(key) : {} });
     expect(res.statusCode).toBe(status);

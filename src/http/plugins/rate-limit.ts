@@ -16,8 +16,8 @@ type Window = NonNullable<RateLimitOutcome['tightest']>;
 export const endpointOf = (request: FastifyRequest): string => `${request.method} ${request.routeOptions.url ?? '(unmatched)'}`;
 
 /** The window closer to its limit wins the headers. */
-function tighter(a: Window | null, b: Window | null): Window | null {
-  if (a === null) return b;
+function tighter(a: Window | null | undefined, b: Window | null): Window | null {
+  if (a === null || a === undefined) return b;
   if (b === null) return a;
   return b.remaining < a.remaining || (b.remaining === a.remaining && b.limit < a.limit) ? b : a;
 }
@@ -45,6 +45,8 @@ function apply(request: FastifyRequest, reply: FastifyReply, outcome: RateLimitO
 export interface RateLimitHooks {
   /** Installs the per-account check in an authenticated scope, after its auth hook. */
   installAccountLimits(scope: FastifyInstance): void;
+  /** The per-client check for requests Fastify refuses before any hook runs (a malformed URL); throws a 429. */
+  checkClient(request: FastifyRequest, reply: FastifyReply): Promise<void>;
 }
 
 /**
@@ -56,12 +58,13 @@ export interface RateLimitHooks {
  */
 export function installRateLimits(app: FastifyInstance, limiter: RateLimiter, growth: { percent: number; windowMinutes: number }): RateLimitHooks {
   const growthText = `at most ${growth.percent}% more every ${growth.windowMinutes} minutes`;
-  app.decorateRequest('rateWindow', null);
-  app.addHook('onRequest', async (request, reply) => {
+  const checkClient = async (request: FastifyRequest, reply: FastifyReply): Promise<void> =>
     apply(request, reply, await limiter.checkClient(request.ip, endpointOf(request), request.id), growthText);
-  });
+  app.decorateRequest('rateWindow', null);
+  app.addHook('onRequest', checkClient);
   app.addHook('onClose', async () => limiter.close());
   return {
+    checkClient,
     installAccountLimits(scope) {
       scope.addHook('onRequest', async (request, reply) => {
         if (request.auth === null) return;
