@@ -51,9 +51,11 @@ if g then
   local threshold = tonumber(ARGV[5 + n])
   local percent = tonumber(ARGV[6 + n])
   local span = tonumber(ARGV[7 + n])
+  local fields = {}
+  for m = minute - 2 * span + 1, minute - span do fields[#fields + 1] = m end
   local busiest = 0
-  for m = minute - 2 * span + 1, minute - span do
-    busiest = math.max(busiest, tonumber(redis.call('HGET', g, m) or '0'))
+  for _, v in ipairs(redis.call('HMGET', g, unpack(fields))) do
+    if v then busiest = math.max(busiest, tonumber(v)) end
   end
   local cap = math.max(threshold, math.floor(busiest * (100 + percent) / 100))
   local rr = tonumber(ARGV[8 + n]) + 1
