@@ -7,11 +7,13 @@ import { systemClock } from '../src/clock.js';
 import { loadConfig } from '../src/config.js';
 import { createLogger } from '../src/logger.js';
 import { startService } from '../src/runtime/service.js';
+import { ratelimitSuite } from './ratelimit.js';
 
 /**
  * `npm run bench [-- http] [--seconds N] [--connections N]`
  * `npm run bench -- ingest [--events N (10M)] [--base M (50M)] [--formats parquet,ndjson,csv]`
  * `npm run bench -- query [--events N (50M)] [--data DIR]`
+ * `npm run bench -- ratelimit [--seconds N (10)]`: limits, growth rule and overload shedding on loopback (bench/ratelimit.ts)
  *
  * Suites (more arrive with the engine): `http` measures the request path that
  * every endpoint shares (routing, key auth against DuckDB, JSON) with
@@ -55,7 +57,18 @@ const percentile = (sorted: number[], p: number): number => sorted[Math.min(sort
 
 async function httpSuite(args: Args): Promise<Record<string, string>> {
   const dataDir = mkdtempSync(join(tmpdir(), 'adsvc-bench-'));
-  const env: Record<string, string | undefined> = { ...process.env, ADSVC_DATA_DIR: dataDir, PORT: '0', ADSVC_HOST: '127.0.0.1', LOG_LEVEL: 'warn' };
+  // Limits lifted and a key space of its own: this suite measures the request path, not the limiter's refusals.
+  const env: Record<string, string | undefined> = {
+    ...process.env,
+    ADSVC_DATA_DIR: dataDir,
+    PORT: '0',
+    ADSVC_HOST: '127.0.0.1',
+    LOG_LEVEL: 'warn',
+    ADSVC_RATE_LIMIT_PER_ENDPOINT: '100000000',
+    ADSVC_RATE_LIMIT_OVERALL: '100000000',
+    ADSVC_RATE_LIMIT_GROWTH_THRESHOLD: '100000000',
+    ADSVC_RATE_LIMIT_PREFIX: `adsvc-bench-${Date.now()}`,
+  };
   delete env['ADSVC_QUEUE_PREFIX'];
   const config = loadConfig(env);
   const service = await startService({ config, clock: systemClock, log: createLogger('warn', 2), pathVar: process.env['PATH'] });
@@ -407,7 +420,7 @@ async function querySuite(given: Args): Promise<Record<string, string>[]> {
   }
 }
 
-const SUITES: Record<string, (a: Args) => Promise<Record<string, string> | Record<string, string>[]>> = { http: httpSuite, ingest: ingestSuite, query: querySuite };
+const SUITES: Record<string, (a: Args) => Promise<Record<string, string> | Record<string, string>[]>> = { http: httpSuite, ingest: ingestSuite, query: querySuite, ratelimit: ratelimitSuite };
 
 const args = parseArgs(process.argv.slice(2));
 const rows: Record<string, string>[] = [];

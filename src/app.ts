@@ -1,4 +1,4 @@
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { Clock } from './clock.js';
 import { ApiError } from './errors/api-error.js';
 import type { Config } from './config.js';
@@ -10,6 +10,9 @@ import { ID_PREFIX, newId } from './ids.js';
 import { installAuth } from './http/plugins/auth.js';
 import { installErrorHandling, sendError } from './http/plugins/error-handler.js';
 import { installJsonBody } from './http/plugins/json-body.js';
+import { installOverloadShedding } from './http/plugins/overload.js';
+import { installRateLimits } from './http/plugins/rate-limit.js';
+import { RateLimiter } from './domain/rate-limits/rate-limiter.js';
 import { parseQueryString } from './http/query-string.js';
 import { adAccountRoutes } from './http/routes/ad-account-routes.js';
 import { adGroupRoutes } from './http/routes/ad-group-routes.js';
@@ -36,6 +39,11 @@ export interface AppDeps {
   audienceJobs: AudienceProcessingScheduler;
   adReviews: AdReviewScheduler;
   ingestJobs: IngestScheduler;
+  /**
+   * The request limiter (Redis-backed in `serve`, so processes share one
+   * budget); the app closes it. Omitted: limits are kept in this process.
+   */
+  rateLimiter?: RateLimiter;
   /** Fault injection for tests (the 503 path of daily spend-limit mutations). */
   spendLimitFaults?: { afterDailyCommit?: () => void };
 }
@@ -48,6 +56,8 @@ export interface AppOptions {
 }
 
 export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise<FastifyInstance> {
+  // Bound once the rate limiter is installed, so refused URLs carry its headers too.
+  let onFrameworkError = (err: unknown, request: FastifyRequest, reply: FastifyReply): unknown => sendError(request, reply, err);
   const app = Fastify({
     ...(options.logger === undefined ? { logger: false } : { loggerInstance: options.logger as FastifyBaseLogger }),
     genReqId: () => newId(ID_PREFIX.request),
@@ -57,7 +67,7 @@ export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise
       querystringParser: parseQueryString,
       ignoreTrailingSlash: true,
     },
-    frameworkErrors: (err, request, reply) => sendError(request, reply, err),
+    frameworkErrors: (err, request, reply) => onFrameworkError(err, request, reply),
     // Our own hook answers requests that arrive while closing, with the envelope.
     return503OnClosing: false,
   });
@@ -80,10 +90,21 @@ export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise
   });
   installErrorHandling(app);
   installJsonBody(app);
+  // Rate limits before overload shedding, so a 503 carries the rate-limit headers too (spec: Limits).
+  const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
+  const limiter = deps.rateLimiter ?? new RateLimiter(null, deps.config.rateLimits, deps.clock, options.logger ?? silent);
+  const rateLimits = installRateLimits(app, limiter, deps.config.rateLimits.growth);
+  onFrameworkError = (err, request, reply) =>
+    rateLimits.checkClient(request, reply).then(
+      () => sendError(request, reply, err),
+      (refused: unknown) => sendError(request, reply, refused),
+    );
+  installOverloadShedding(app, { limits: deps.config.overload, queriesInFlight: () => deps.store.readsInFlight });
 
   await app.register(
     async (v1) => {
       installAuth(v1, deps.store);
+      rateLimits.installAccountLimits(v1);
       adAccountRoutes(v1, deps);
       eventSettingRoutes(v1, deps);
       geoLookupRoutes(v1, deps);

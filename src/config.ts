@@ -19,6 +19,9 @@ const intFromEnv = (min: number, max: number) =>
     .transform(Number)
     .pipe(z.number().int().min(min).max(max));
 
+/** The issue's defaults: per minute, per account and per client IP; growth of 50% per 15 minutes past 300 a minute. */
+export const RATE_LIMIT_DEFAULTS = { perEndpoint: 600, overall: 1200, growthThreshold: 300, growthPercent: 50, growthWindowMinutes: 15 } as const;
+
 export const RETENTION_DEFAULTS = { quarantineRetentionDays: 90, failedBatchRetentionDays: 7 } as const;
 
 const EnvSchema = z.object({
@@ -65,6 +68,21 @@ const EnvSchema = z.object({
     .pipe(z.number().gt(0, 'must be above 0').max(100))
     .default(1),
   ADSVC_WEBHOOK_TIMEOUT_MS: intFromEnv(100, 60_000).default(5000),
+  // Rate limits (README "Rate limits"; COMPAT.md, Transport: 600 a minute per endpoint, 1,200 overall).
+  ADSVC_RATE_LIMIT_PER_ENDPOINT: intFromEnv(1, 100_000_000).default(RATE_LIMIT_DEFAULTS.perEndpoint),
+  ADSVC_RATE_LIMIT_OVERALL: intFromEnv(1, 100_000_000).default(RATE_LIMIT_DEFAULTS.overall),
+  ADSVC_RATE_LIMIT_GROWTH_THRESHOLD: intFromEnv(1, 100_000_000).default(RATE_LIMIT_DEFAULTS.growthThreshold),
+  ADSVC_RATE_LIMIT_GROWTH_PERCENT: intFromEnv(1, 1000).default(RATE_LIMIT_DEFAULTS.growthPercent),
+  ADSVC_RATE_LIMIT_GROWTH_WINDOW_MINUTES: intFromEnv(1, 1440).default(RATE_LIMIT_DEFAULTS.growthWindowMinutes),
+  ADSVC_RATE_LIMIT_PREFIX: z
+    .string()
+    .trim()
+    .regex(/^[A-Za-z0-9_.:-]{1,64}$/, 'letters, digits, _ . : - only, at most 64')
+    .default('adsvc-ratelimit'),
+  // Overload shedding: 0 turns a signal off.
+  ADSVC_OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: intFromEnv(0, 60_000).default(200),
+  ADSVC_OVERLOAD_MAX_HEAP_PERCENT: intFromEnv(0, 100).default(90),
+  ADSVC_OVERLOAD_MAX_QUERIES_IN_FLIGHT: intFromEnv(0, 100_000).default(32),
 });
 
 export interface Config {
@@ -109,6 +127,22 @@ export interface Config {
   readonly webhookTimeScale: number;
   /** How long a webhook attempt waits for an answer. */
   readonly webhookTimeoutMs: number;
+  /** Requests a minute, per account and per client IP; processes with one Redis and prefix share them. */
+  readonly rateLimits: {
+    readonly perEndpoint: number;
+    readonly overall: number;
+    readonly prefix: string;
+    /** Past `threshold` requests a minute, an account may grow by `percent` per `windowMinutes`. */
+    readonly growth: { readonly threshold: number; readonly percent: number; readonly windowMinutes: number };
+  };
+  /** When this process sheds requests with 503 server_is_overloaded; 0 turns a signal off. */
+  readonly overload: {
+    readonly maxEventLoopDelayMs: number;
+    /** Percent of V8's heap limit in use. */
+    readonly maxHeapPercent: number;
+    /** DuckDB reads running or waiting for a connection. */
+    readonly maxQueriesInFlight: number;
+  };
 }
 
 export class ConfigError extends Error {
@@ -146,6 +180,21 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>, cw
     webhookAllowInsecureLocalhost: e.ADSVC_WEBHOOK_ALLOW_INSECURE_LOCALHOST === '1' || e.ADSVC_WEBHOOK_ALLOW_INSECURE_LOCALHOST === 'true',
     webhookTimeScale: e.ADSVC_WEBHOOK_TIME_SCALE,
     webhookTimeoutMs: e.ADSVC_WEBHOOK_TIMEOUT_MS,
+    rateLimits: Object.freeze({
+      perEndpoint: e.ADSVC_RATE_LIMIT_PER_ENDPOINT,
+      overall: e.ADSVC_RATE_LIMIT_OVERALL,
+      prefix: e.ADSVC_RATE_LIMIT_PREFIX,
+      growth: Object.freeze({
+        threshold: e.ADSVC_RATE_LIMIT_GROWTH_THRESHOLD,
+        percent: e.ADSVC_RATE_LIMIT_GROWTH_PERCENT,
+        windowMinutes: e.ADSVC_RATE_LIMIT_GROWTH_WINDOW_MINUTES,
+      }),
+    }),
+    overload: Object.freeze({
+      maxEventLoopDelayMs: e.ADSVC_OVERLOAD_MAX_EVENT_LOOP_DELAY_MS,
+      maxHeapPercent: e.ADSVC_OVERLOAD_MAX_HEAP_PERCENT,
+      maxQueriesInFlight: e.ADSVC_OVERLOAD_MAX_QUERIES_IN_FLIGHT,
+    }),
   });
 }
 

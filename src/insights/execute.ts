@@ -45,7 +45,7 @@ function wireValue(column: string, v: unknown, numeric: boolean): WireValue {
   return digits === undefined ? n : round(n, digits);
 }
 
-export async function runInsights(deps: { store: Store; clock: Clock }, req: InsightsRequest, accountTimezone: string): Promise<InsightsPage> {
+export async function runInsights(deps: { store: Store; clock: Clock }, req: InsightsRequest, accountTimezone: string, signal?: AbortSignal): Promise<InsightsPage> {
   const digest = queryDigest(req);
   const cursor = req.cursor === null ? null : { direction: req.cursor.direction, token: decodeCursor(req.cursor.token, req.cursor.direction, digest) };
   // A cursor reads the data as of its first page; a first page pins the current watermark.
@@ -60,7 +60,7 @@ export async function runInsights(deps: { store: Store; clock: Clock }, req: Ins
   const calendarZone = calendar === undefined ? null : String(calendar['timezone']);
   const compiled = compileInsights(req, { today, countries: COUNTRY_NAMES, watermark, calendarZone });
   const page = pageQuery(compiled, req.limit, cursor === null ? null : { direction: cursor.direction, keys: cursor.token.k });
-  let rows = await deps.store.all(page.sql, page.params);
+  let rows = await deps.store.all(page.sql, page.params, signal === undefined ? {} : { signal });
   const hasMore = rows.length > req.limit;
   rows = rows.slice(0, req.limit);
   if (cursor?.direction === 'before') rows.reverse();

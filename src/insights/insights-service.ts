@@ -18,6 +18,8 @@ export async function getInsights(
   accountId: string,
   scope: { level: Level; id: string | null },
   rawQuery: unknown,
+  /** Aborts the page read when the client goes away. */
+  signal?: AbortSignal,
 ): Promise<InsightsPage> {
   const account = await requireAccount(deps, accountId);
   if (scope.level !== 'ad_account') {
@@ -32,5 +34,5 @@ export async function getInsights(
     rawQuery,
     deps.clock.nowMs(),
   );
-  return runInsights(deps, req, account.timezone);
+  return runInsights(deps, req, account.timezone, signal);
 }

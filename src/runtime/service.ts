@@ -9,6 +9,8 @@ import type { Config } from '../config.js';
 import type { Logger } from '../logger.js';
 import { migrate } from '../store/migrations.js';
 import { Store } from '../store/store.js';
+import { RateLimiter } from '../domain/rate-limits/rate-limiter.js';
+import { RedisBackend } from '../domain/rate-limits/redis-backend.js';
 import { resolveRedis, type RedisHandle } from './redis.js';
 
 export interface ServiceOptions {
@@ -73,7 +75,12 @@ export async function startService(opts: ServiceOptions): Promise<Service> {
     cleanups.push(() => jobs.close(config.shutdownTimeoutMs));
 
     // Fastify gets the process logger so request logs and job logs share one stream.
-    const app = await buildApp({ config, store, clock, reviews: jobs.reviews, audienceJobs: jobs.audienceJobs, adReviews: jobs.adReviews, ingestJobs: jobs.ingestJobs }, { logger: log });
+    // One key space in Redis (ADSVC_RATE_LIMIT_PREFIX), so every process on this Redis shares the budget.
+    const rateLimiter = new RateLimiter(new RedisBackend({ url: redis.url }), config.rateLimits, clock, log);
+    const app = await buildApp(
+      { config, store, clock, reviews: jobs.reviews, audienceJobs: jobs.audienceJobs, adReviews: jobs.adReviews, ingestJobs: jobs.ingestJobs, rateLimiter },
+      { logger: log },
+    );
     await app.listen({ port: config.port, host: config.host });
     cleanups.push(() => app.close());
     const port = (app.server.address() as AddressInfo).port;

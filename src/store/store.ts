@@ -22,6 +22,11 @@ export class StoreLockedError extends Error {
   override readonly name = 'StoreLockedError';
 }
 
+/** A read stopped by its AbortSignal (the client that asked for it went away). */
+export class QueryCancelledError extends Error {
+  override readonly name = 'QueryCancelledError';
+}
+
 function normalize(value: unknown): unknown {
   if (typeof value === 'bigint') {
     return value >= BigInt(Number.MIN_SAFE_INTEGER) && value <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(value) : value;
@@ -76,6 +81,7 @@ export class Store implements Queryable {
   private readonly readerQs: ConnectionQueryable[];
   private nextReader = 0;
   private closed = false;
+  private reads = 0;
 
   private constructor(
     readonly path: string,
@@ -113,15 +119,41 @@ export class Store implements Queryable {
     return new Store(path, instance, writer, readers);
   }
 
-  private reader<T>(fn: (q: ConnectionQueryable) => Promise<T>): Promise<T> {
+  private async reader<T>(fn: (q: ConnectionQueryable) => Promise<T>, signal?: AbortSignal): Promise<T> {
     this.assertOpen();
     const i = this.nextReader++ % this.readers.length;
-    return (this.readLocks[i] as Mutex).run(() => fn(this.readerQs[i] as ConnectionQueryable));
+    this.reads++;
+    try {
+      return await (this.readLocks[i] as Mutex).run(async () => {
+        if (signal === undefined) return fn(this.readerQs[i] as ConnectionQueryable);
+        if (signal.aborted) throw new QueryCancelledError('the read was cancelled before it started');
+        // DuckDB stops the statement running on this connection; it fails with an interrupt error.
+        const interrupt = (): void => (this.readers[i] as DuckDBConnection).interrupt();
+        signal.addEventListener('abort', interrupt, { once: true });
+        try {
+          return await fn(this.readerQs[i] as ConnectionQueryable);
+        } catch (err) {
+          throw signal.aborted ? new QueryCancelledError('the read was cancelled', { cause: err }) : err;
+        } finally {
+          signal.removeEventListener('abort', interrupt);
+        }
+      });
+    } finally {
+      this.reads--;
+    }
   }
 
-  /** A read on one of the reader connections; writes go through run, write or transaction. */
-  all(text: string, params?: SqlParams): Promise<Row[]> {
-    return this.reader((q) => q.all(text, params));
+  /** Reads running or waiting for a reader connection (the overload check sheds load past a limit). */
+  get readsInFlight(): number {
+    return this.reads;
+  }
+
+  /**
+   * A read on one of the reader connections; writes go through run, write or
+   * transaction. With a signal, aborting it interrupts the statement.
+   */
+  all(text: string, params?: SqlParams, options: { signal?: AbortSignal } = {}): Promise<Row[]> {
+    return this.reader((q) => q.all(text, params), options.signal);
   }
 
   get(text: string, params?: SqlParams): Promise<Row | undefined> {

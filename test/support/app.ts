@@ -6,7 +6,10 @@ import type { AdReviewScheduler } from '../../src/domain/ads/ads.js';
 import type { AudienceProcessingScheduler } from '../../src/domain/audiences/audiences.js';
 import type { IngestScheduler } from '../../src/ingest/ingest-runs.js';
 import type { Store } from '../../src/store/store.js';
-import { openMigratedStore, tempDir, testConfig } from './context.js';
+import type { Config } from '../../src/config.js';
+import { RateLimiter } from '../../src/domain/rate-limits/rate-limiter.js';
+import { RedisBackend } from '../../src/domain/rate-limits/redis-backend.js';
+import { openMigratedStore, quietLog, redisUrl, tempDir, testConfig } from './context.js';
 
 export interface TestApp {
   app: FastifyInstance;
@@ -21,12 +24,13 @@ export interface TestApp {
   adReviewsQueued: { adId: string; reviewSeq: number }[];
   /** Ingest runs the app asked to process (when no real job system is given). */
   ingestQueued: string[];
+  config: Config;
   close(): Promise<void>;
 }
 
 /** The real app over a temp DuckDB; reviews are recorded unless a scheduler is passed. */
 export async function startTestApp(
-  opts: AppOptions & { reviews?: BrandReviewScheduler; audienceJobs?: AudienceProcessingScheduler; adReviews?: AdReviewScheduler; ingestJobs?: IngestScheduler; spendLimitFaults?: { afterDailyCommit?: () => void }; clock?: ManualClock; env?: Record<string, string> } = {},
+  opts: AppOptions & { reviews?: BrandReviewScheduler; audienceJobs?: AudienceProcessingScheduler; adReviews?: AdReviewScheduler; ingestJobs?: IngestScheduler; spendLimitFaults?: { afterDailyCommit?: () => void }; clock?: ManualClock; env?: Record<string, string>; rateLimiter?: RateLimiter } = {},
 ): Promise<TestApp> {
   const dir = tempDir();
   const clock = opts.clock ?? new ManualClock(Date.UTC(2026, 10, 22, 12));
@@ -55,8 +59,11 @@ export async function startTestApp(
       ingestQueued.push(runId);
     },
   };
+  const config = testConfig(dir.path, opts.env);
+  // The Redis-backed limiter, as `serve` has it; a test may pass its own (e.g. one whose Redis is down).
+  const rateLimiter = opts.rateLimiter ?? new RateLimiter(new RedisBackend({ url: config.redisUrl ?? redisUrl() }), config.rateLimits, clock, quietLog);
   const app = await buildApp(
-    { config: testConfig(dir.path, opts.env), store, clock, reviews, audienceJobs, adReviews, ingestJobs, ...(opts.spendLimitFaults ? { spendLimitFaults: opts.spendLimitFaults } : {}) },
+    { config, store, clock, reviews, audienceJobs, adReviews, ingestJobs, rateLimiter, ...(opts.spendLimitFaults ? { spendLimitFaults: opts.spendLimitFaults } : {}) },
     opts,
   );
   await app.ready();
@@ -69,6 +76,7 @@ export async function startTestApp(
     audiencesQueued,
     adReviewsQueued,
     ingestQueued,
+    config,
     async close() {
       await app.close();
       await store.close();

@@ -39,8 +39,22 @@ export async function deleteRedisPrefix(url: string, prefix: string): Promise<vo
 
 export const quietLog = { info: () => undefined, warn: () => undefined, error: () => undefined };
 
+/**
+ * Tests run with limits no suite reaches and without overload shedding (a
+ * busy CI machine must not turn into 503s); rate-limit and overload tests set
+ * their own through `extra`. Each config gets its own rate-limit key space.
+ */
+export const TEST_LIMITS: Readonly<Record<string, string>> = {
+  ADSVC_RATE_LIMIT_PER_ENDPOINT: '10000000',
+  ADSVC_RATE_LIMIT_OVERALL: '10000000',
+  ADSVC_RATE_LIMIT_GROWTH_THRESHOLD: '10000000',
+  ADSVC_OVERLOAD_MAX_EVENT_LOOP_DELAY_MS: '0',
+  ADSVC_OVERLOAD_MAX_HEAP_PERCENT: '0',
+  ADSVC_OVERLOAD_MAX_QUERIES_IN_FLIGHT: '0',
+};
+
 export function testConfig(dataDir: string, extra: Record<string, string> = {}): Config {
-  return loadConfig({ ADSVC_DATA_DIR: dataDir, REDIS_URL: redisUrl(), ADSVC_QUEUE_PREFIX: uniquePrefix(), ...extra });
+  return loadConfig({ ADSVC_DATA_DIR: dataDir, REDIS_URL: redisUrl(), ADSVC_QUEUE_PREFIX: uniquePrefix(), ADSVC_RATE_LIMIT_PREFIX: uniquePrefix(), ...TEST_LIMITS, ...extra });
 }
 
 export async function openMigratedStore(dataDir: string, clock: Clock): Promise<Store> {

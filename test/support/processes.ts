@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, beforeAll } from 'vitest';
 import { projectRoot } from '../../src/store/project-root.js';
-import { deleteRedisPrefix, redisUrl, tempDir, uniquePrefix } from './context.js';
+import { deleteRedisPrefix, redisUrl, tempDir, TEST_LIMITS, uniquePrefix } from './context.js';
 
 /** The built CLI, as a user runs it (`npm test` builds first). */
 export const CLI = join(projectRoot(), 'dist', 'src', 'main.js');
@@ -50,7 +50,8 @@ export interface ServeProcess {
 export function startServe(args: string[], env: Record<string, string | undefined>): Promise<ServeProcess> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CLI, 'serve', ...args], {
-      env: childEnv({ PORT: '0', ADSVC_HOST: '127.0.0.1', ...env }),
+      // Test limits and a key space of its own, unless the test sets them (see TEST_LIMITS).
+      env: childEnv({ PORT: '0', ADSVC_HOST: '127.0.0.1', ...TEST_LIMITS, ADSVC_RATE_LIMIT_PREFIX: uniquePrefix(), ...env }),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';

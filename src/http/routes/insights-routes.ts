@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { AppDeps } from '../../app.js';
 import { getInsights } from '../../insights/insights-service.js';
 import { pathId } from '../params.js';
+import { untilClientGone } from '../plugins/client-gone.js';
 import { route } from '../route.js';
 
 /** GET insights at the account, campaign, ad group and ad scopes; the query is validated by the insights normalizer. */
@@ -14,7 +15,7 @@ export function insightsRoutes(app: FastifyInstance, deps: AppDeps): void {
     method: 'GET',
     url: '/ad_account/insights',
     query: AnyQuery,
-    handler: ({ auth, query }) => getInsights(deps, auth.accountId, { level: 'ad_account', id: null }, query),
+    handler: ({ auth, query, reply }) => untilClientGone(reply, (signal) => getInsights(deps, auth.accountId, { level: 'ad_account', id: null }, query, signal)),
   });
   for (const [path, level] of [
     ['campaigns', 'campaign'],
@@ -26,7 +27,7 @@ export function insightsRoutes(app: FastifyInstance, deps: AppDeps): void {
       url: `/${path}/:id/insights`,
       params: IdParams,
       query: AnyQuery,
-      handler: ({ auth, params, query }) => getInsights(deps, auth.accountId, { level, id: params.id }, query),
+      handler: ({ auth, params, query, reply }) => untilClientGone(reply, (signal) => getInsights(deps, auth.accountId, { level, id: params.id }, query, signal)),
     });
   }
 }
