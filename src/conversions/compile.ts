@@ -1,0 +1,172 @@
+import type { DuckDBValue } from '@duckdb/node-api';
+import { quarterBucketJoin, Params } from '../insights/compile.js';
+import { goalEventsSql, goalSettingsSql } from '../insights/goals.js';
+import { sqlList } from '../store/store.js';
+import type { ConversionLevel, ConversionRequest } from './request.js';
+
+/**
+ * Conversion insights request -> SQL text and bound parameters (spec:
+ * Conversion insights). Invariants as in src/insights/compile.ts: identifiers
+ * only from the constants here, values only through `Params.add`, and the
+ * account restriction written by `accountScope` alone.
+ *
+ * Every statement reads the `att` subquery: the account's attributions for the
+ * request's window pair, as of the data watermark, placed by the time basis
+ * in a bucket (a join with the request's quarter-hour map: no timezone
+ * function on the table), keyed by (bucket, entity, breakdown value), with
+ * whether each event is a goal conversion of its campaign (the fragment GET
+ * insights uses too, so `conversions` agree).
+ *
+ * Each statement returns at most `limit + 1` rows: one more than the spec's
+ * limit tells the executor the result is too large, without computing the
+ * rest of the response.
+ */
+export interface Statement {
+  sql: string;
+  params: Record<string, DuckDBValue>;
+}
+
+const ENTITY_COLUMN: Record<ConversionLevel, string> = { campaign: 'campaign_id', ad_group: 'ad_group_id', ad: 'ad_id' };
+const BREAKDOWN_COLUMN = { country: 'country', device: 'device' } as const;
+/** Row order: date, entity, breakdown value (unknown last), then event name. */
+const ROW_ORDER = 'b, entity_id, seg NULLS LAST';
+
+/** The one place a source table is restricted to the request's account. */
+const accountScope = (req: ConversionRequest, alias: string, p: Params): string => `${alias}.ad_account_id = ${p.add(req.accountId)}`;
+
+/** The entities the report has rows for: the requested ids, or the account itself when not grouping by entity without ids. */
+export function reportEntities(req: ConversionRequest): string[] {
+  if (!req.groupByEntity) return [req.accountId];
+  return req.entityIds ?? [];
+}
+
+/** The attributions a request reads, one row per attributed conversion. */
+function attributedSql(req: ConversionRequest, p: Params, watermark: number): string {
+  const ts = req.attribution.basis === 'ad_event_time' ? 'a.touch_ts_us' : 'a.conversion_ts_us';
+  const bucket = req.granularity === 'none' ? { join: '', bucket: '0' } : quarterBucketJoin(req.buckets, p, `${ts} // 900000000`);
+  const entityCol = `a.${ENTITY_COLUMN[req.level]}`;
+  const wm = p.add(watermark);
+  const where = [
+    accountScope(req, 'a', p),
+    `a.click_window = ${p.add(req.attribution.clickDays)} AND a.view_window = ${p.add(req.attribution.viewDays)}`,
+    `${ts} >= ${p.add(req.range.startS * 1_000_000)} AND ${ts} < ${p.add(req.range.endS * 1_000_000)}`,
+    `a.valid_from <= ${wm} AND (a.valid_to IS NULL OR a.valid_to > ${wm})`,
+  ];
+  if (req.entityIds !== null) where.push(`list_contains(${p.add(sqlList(req.entityIds))}, ${entityCol})`);
+  const seg = req.breakdown === null ? 'NULL::VARCHAR' : `a.${BREAKDOWN_COLUMN[req.breakdown]}`;
+  const entity = req.groupByEntity ? entityCol : `${p.add(req.accountId)}::VARCHAR`;
+  return `SELECT ${bucket.bucket}::INTEGER AS b, ${entity} AS entity_id, ${seg} AS seg, a.kind, a.event_name, a.value, a.campaign_id,
+      goal.campaign_id IS NOT NULL AS is_goal
+    FROM attributions a ${bucket.join}
+    LEFT JOIN (${goalEventsSql(p.add(req.accountId))}) goal ON goal.campaign_id = a.campaign_id AND goal.event_name = a.event_name
+    WHERE ${where.join('\n      AND ')}`;
+}
+
+/** Events whose details are shown: all, or the selected names. */
+const selected = (req: ConversionRequest, p: Params, col = 'event_name'): string =>
+  req.eventNames === null ? 'true' : `list_contains(${p.add(sqlList(req.eventNames))}, ${col})`;
+
+/**
+ * Summary rows (spec: Conversion insights, summary row fields), in row
+ * order, at most `limit + 1`. With `include_zero_rows` every report entity
+ * has a row for every date (a zero row carries a null breakdown value); without
+ * it, a row stays when it has goal conversions, a nonzero sales amount or,
+ * with the event expansion, a selected event.
+ */
+export function summarySql(req: ConversionRequest, watermark: number, limit: number): Statement {
+  const p = new Params();
+  const att = attributedSql(req, p, watermark);
+  const sm = `SELECT b, entity_id, seg,
+      count(*) FILTER (WHERE is_goal AND kind = 'click') AS ct,
+      count(*) FILTER (WHERE is_goal AND kind = 'view') AS vt,
+      sum(value) FILTER (WHERE event_name = 'order_created') AS sales,
+      count(*) FILTER (WHERE ${req.expandEvents ? selected(req, p) : 'false'}) AS picked
+    FROM att GROUP BY b, entity_id, seg`;
+  const zero = req.includeZeroRows
+    ? `UNION ALL
+    SELECT g.b, e.entity_id, NULL::VARCHAR AS seg, 0 AS ct, 0 AS vt, NULL::DECIMAL(38, 9) AS sales, 0 AS picked
+    FROM (SELECT unnest(${p.add(sqlList(reportEntities(req)))})::VARCHAR AS entity_id) e
+    CROSS JOIN (SELECT unnest(range(${p.add(req.buckets.length)}))::INTEGER AS b) g
+    WHERE NOT EXISTS (SELECT 1 FROM sm WHERE sm.b = g.b AND sm.entity_id = e.entity_id)`
+    : '';
+  const keep = req.includeZeroRows ? 'true' : 'ct + vt > 0 OR coalesce(sales, 0) <> 0 OR picked > 0';
+  const sql = `WITH att AS (
+    ${att}
+  ), sm AS (
+    ${sm}
+  ), rows AS (
+    SELECT * FROM sm
+    ${zero}
+  )
+  SELECT b, entity_id, seg, ct, vt, sales::VARCHAR AS sales FROM rows
+  WHERE ${keep}
+  ORDER BY ${ROW_ORDER}
+  LIMIT ${p.add(limit + 1)}`;
+  return { sql, params: p.values };
+}
+
+/**
+ * Event detail rows (spec: Conversion insights, nested event fields): every
+ * attributed event, goal or not, per summary row key and event name, at most
+ * `limit + 1` in all. Every such row has a count, so its summary row is kept
+ * under either `include_zero_rows`.
+ */
+export function eventsSql(req: ConversionRequest, watermark: number, limit: number): Statement {
+  const p = new Params();
+  const att = attributedSql(req, p, watermark);
+  const sql = `WITH att AS (
+    ${att}
+  )
+  SELECT b, entity_id, seg, event_name,
+    count(*) AS n, count(*) FILTER (WHERE kind = 'click') AS n_click, count(*) FILTER (WHERE kind = 'view') AS n_view,
+    sum(value)::VARCHAR AS amount, count(value) AS n_value
+  FROM att WHERE ${selected(req, p)}
+  GROUP BY b, entity_id, seg, event_name
+  ORDER BY ${ROW_ORDER}, event_name
+  LIMIT ${p.add(limit + 1)}`;
+  return { sql, params: p.values };
+}
+
+/** The largest number of settings that name one event in the account: a bound on any event's goal-setting breakdown. */
+export function settingsPerEventSql(req: ConversionRequest): Statement {
+  const p = new Params();
+  const sql = `SELECT coalesce(max(n), 0) AS n FROM (
+    SELECT event_name, count(DISTINCT setting_id) AS n FROM (${goalSettingsSql(p.add(req.accountId))}) gs GROUP BY event_name
+  )`;
+  return { sql, params: p.values };
+}
+
+/** The exact check, run only when the bound above exceeds the limit: some event row has more than `limit` goal settings. */
+export function breakdownProbeSql(req: ConversionRequest, watermark: number, limit: number): Statement {
+  const p = new Params();
+  const att = attributedSql(req, p, watermark);
+  const sql = `WITH att AS (
+    ${att}
+  )
+  SELECT 1 AS over FROM att JOIN (${goalSettingsSql(p.add(req.accountId))}) gs ON gs.campaign_id = att.campaign_id AND gs.event_name = att.event_name
+  WHERE ${selected(req, p, 'att.event_name')}
+  GROUP BY att.b, att.entity_id, att.seg, att.event_name
+  HAVING count(DISTINCT gs.setting_id) > ${p.add(limit)}
+  LIMIT 1`;
+  return { sql, params: p.values };
+}
+
+/**
+ * Goal conversions of each event row by conversion event setting (spec:
+ * `conversion_event_setting_breakdowns`): an attributed event counts for each
+ * setting of its campaign that names it.
+ */
+export function breakdownsSql(req: ConversionRequest, watermark: number): Statement {
+  const p = new Params();
+  const att = attributedSql(req, p, watermark);
+  const sql = `WITH att AS (
+    ${att}
+  )
+  SELECT att.b, att.entity_id, att.seg, att.event_name, gs.setting_id,
+    count(*) FILTER (WHERE att.kind = 'click') AS ct, count(*) FILTER (WHERE att.kind = 'view') AS vt
+  FROM att JOIN (${goalSettingsSql(p.add(req.accountId))}) gs ON gs.campaign_id = att.campaign_id AND gs.event_name = att.event_name
+  WHERE ${selected(req, p, 'att.event_name')}
+  GROUP BY ALL
+  ORDER BY att.b, att.entity_id, att.seg NULLS LAST, att.event_name, gs.setting_id`;
+  return { sql, params: p.values };
+}
