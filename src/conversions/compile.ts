@@ -1,5 +1,5 @@
 import type { DuckDBValue } from '@duckdb/node-api';
-import { quarterBucketJoin, Params } from '../insights/compile.js';
+import { Params } from '../insights/compile.js';
 import { goalEventsSql, goalSettingsSql } from '../insights/goals.js';
 import { sqlList } from '../store/store.js';
 import type { ConversionLevel, ConversionRequest } from './request.js';
@@ -28,8 +28,6 @@ export interface Statement {
 
 const ENTITY_COLUMN: Record<ConversionLevel, string> = { campaign: 'campaign_id', ad_group: 'ad_group_id', ad: 'ad_id' };
 const BREAKDOWN_COLUMN = { country: 'country', device: 'device' } as const;
-/** Row order: date, entity, breakdown value (unknown last), then event name. */
-const ROW_ORDER = 'b, entity_id, seg NULLS LAST';
 
 /** The one place a source table is restricted to the request's account. */
 const accountScope = (req: ConversionRequest, alias: string, p: Params): string => `${alias}.ad_account_id = ${p.add(req.accountId)}`;
@@ -40,10 +38,26 @@ export function reportEntities(req: ConversionRequest): string[] {
   return req.entityIds ?? [];
 }
 
+/**
+ * Places each attribution in its local day: an ASOF join with the days' UTC
+ * start instants, computed in JS from the account timezone (src/insights/
+ * buckets.ts). The range predicate keeps rows inside the last day's end. No
+ * timezone function runs over the table, and the map has one row per day
+ * (GET insights maps quarter-hours, which its hourly buckets and ragged
+ * ranges need; conversion insights have only whole days).
+ */
+function dayBucketJoin(req: ConversionRequest, p: Params, ts: string): { join: string; bucket: string } {
+  const starts = req.buckets.map((b) => b.startS * 1_000_000);
+  return {
+    join: `ASOF JOIN (SELECT unnest(${p.add(sqlList(starts))})::BIGINT AS s, unnest(range(${p.add(starts.length)}))::INTEGER AS b) dm ON ${ts} >= dm.s`,
+    bucket: 'dm.b',
+  };
+}
+
 /** The attributions a request reads, one row per attributed conversion. */
 function attributedSql(req: ConversionRequest, p: Params, watermark: number): string {
   const ts = req.attribution.basis === 'ad_event_time' ? 'a.touch_ts_us' : 'a.conversion_ts_us';
-  const bucket = req.granularity === 'none' ? { join: '', bucket: '0' } : quarterBucketJoin(req.buckets, p, `${ts} // 900000000`);
+  const bucket = req.granularity === 'none' ? { join: '', bucket: '0' } : dayBucketJoin(req, p, ts);
   const entityCol = `a.${ENTITY_COLUMN[req.level]}`;
   const wm = p.add(watermark);
   const where = [
@@ -67,40 +81,28 @@ const selected = (req: ConversionRequest, p: Params, col = 'event_name'): string
   req.eventNames === null ? 'true' : `list_contains(${p.add(sqlList(req.eventNames))}, ${col})`;
 
 /**
- * Summary rows (spec: Conversion insights, summary row fields), in row
- * order, at most `limit + 1`. With `include_zero_rows` every report entity
- * has a row for every date (a zero row carries a null breakdown value); without
- * it, a row stays when it has goal conversions, a nonzero sales amount or,
- * with the event expansion, a selected event.
+ * Summary rows with data (spec: Conversion insights, summary row fields), at
+ * most `limit + 1`, in no particular order. Without `include_zero_rows` a row
+ * stays when it has goal conversions, a nonzero sales amount or, with the
+ * event expansion, a selected event. Zero rows for entities and dates without
+ * data are added by the executor: they need no table.
  */
 export function summarySql(req: ConversionRequest, watermark: number, limit: number): Statement {
   const p = new Params();
   const att = attributedSql(req, p, watermark);
-  const sm = `SELECT b, entity_id, seg,
+  const keep = req.includeZeroRows ? 'true' : `ct + vt > 0 OR coalesce(sales, 0) <> 0 OR picked > 0`;
+  const sql = `WITH att AS (
+    ${att}
+  ), sm AS (
+    SELECT b, entity_id, seg,
       count(*) FILTER (WHERE is_goal AND kind = 'click') AS ct,
       count(*) FILTER (WHERE is_goal AND kind = 'view') AS vt,
       sum(value) FILTER (WHERE event_name = 'order_created') AS sales,
       count(*) FILTER (WHERE ${req.expandEvents ? selected(req, p) : 'false'}) AS picked
-    FROM att GROUP BY b, entity_id, seg`;
-  const zero = req.includeZeroRows
-    ? `UNION ALL
-    SELECT g.b, e.entity_id, NULL::VARCHAR AS seg, 0 AS ct, 0 AS vt, NULL::DECIMAL(38, 9) AS sales, 0 AS picked
-    FROM (SELECT unnest(${p.add(sqlList(reportEntities(req)))})::VARCHAR AS entity_id) e
-    CROSS JOIN (SELECT unnest(range(${p.add(req.buckets.length)}))::INTEGER AS b) g
-    WHERE NOT EXISTS (SELECT 1 FROM sm WHERE sm.b = g.b AND sm.entity_id = e.entity_id)`
-    : '';
-  const keep = req.includeZeroRows ? 'true' : 'ct + vt > 0 OR coalesce(sales, 0) <> 0 OR picked > 0';
-  const sql = `WITH att AS (
-    ${att}
-  ), sm AS (
-    ${sm}
-  ), rows AS (
-    SELECT * FROM sm
-    ${zero}
+    FROM att GROUP BY b, entity_id, seg
   )
-  SELECT b, entity_id, seg, ct, vt, sales::VARCHAR AS sales FROM rows
+  SELECT b, entity_id, seg, ct, vt, sales::VARCHAR AS sales FROM sm
   WHERE ${keep}
-  ORDER BY ${ROW_ORDER}
   LIMIT ${p.add(limit + 1)}`;
   return { sql, params: p.values };
 }
@@ -108,22 +110,38 @@ export function summarySql(req: ConversionRequest, watermark: number, limit: num
 /**
  * Event detail rows (spec: Conversion insights, nested event fields): every
  * attributed event, goal or not, per summary row key and event name, at most
- * `limit + 1` in all. Every such row has a count, so its summary row is kept
- * under either `include_zero_rows`.
+ * `limit + 1` in all, each with its goal conversions by conversion event
+ * setting (`conversion_event_setting_breakdowns`: an event counts for every
+ * setting of its campaign that names it). Every such row has a count, so its
+ * summary row is kept under either `include_zero_rows`. Run only once the
+ * settings per event are known to be within their limit.
  */
 export function eventsSql(req: ConversionRequest, watermark: number, limit: number): Statement {
   const p = new Params();
   const att = attributedSql(req, p, watermark);
   const sql = `WITH att AS (
     ${att}
+  ), ev AS (
+    SELECT b, entity_id, seg, event_name,
+      count(*) AS n, count(*) FILTER (WHERE kind = 'click') AS n_click, count(*) FILTER (WHERE kind = 'view') AS n_view,
+      sum(value)::VARCHAR AS amount, count(value) AS n_value
+    FROM att WHERE ${selected(req, p)}
+    GROUP BY b, entity_id, seg, event_name
+    LIMIT ${p.add(limit + 1)}
+  ), brk AS (
+    SELECT b, entity_id, seg, event_name,
+      list({'setting_id': setting_id, 'ct': ct, 'vt': vt} ORDER BY setting_id) AS settings
+    FROM (
+      SELECT att.b, att.entity_id, att.seg, att.event_name, gs.setting_id,
+        count(*) FILTER (WHERE att.kind = 'click')::INTEGER AS ct, count(*) FILTER (WHERE att.kind = 'view')::INTEGER AS vt
+      FROM att JOIN (${goalSettingsSql(p.add(req.accountId))}) gs ON gs.campaign_id = att.campaign_id AND gs.event_name = att.event_name
+      WHERE ${selected(req, p, 'att.event_name')}
+      GROUP BY ALL
+    )
+    GROUP BY b, entity_id, seg, event_name
   )
-  SELECT b, entity_id, seg, event_name,
-    count(*) AS n, count(*) FILTER (WHERE kind = 'click') AS n_click, count(*) FILTER (WHERE kind = 'view') AS n_view,
-    sum(value)::VARCHAR AS amount, count(value) AS n_value
-  FROM att WHERE ${selected(req, p)}
-  GROUP BY b, entity_id, seg, event_name
-  ORDER BY ${ROW_ORDER}, event_name
-  LIMIT ${p.add(limit + 1)}`;
+  SELECT ev.*, brk.settings FROM ev
+  LEFT JOIN brk ON brk.b = ev.b AND brk.entity_id = ev.entity_id AND brk.seg IS NOT DISTINCT FROM ev.seg AND brk.event_name = ev.event_name`;
   return { sql, params: p.values };
 }
 
@@ -148,25 +166,5 @@ export function breakdownProbeSql(req: ConversionRequest, watermark: number, lim
   GROUP BY att.b, att.entity_id, att.seg, att.event_name
   HAVING count(DISTINCT gs.setting_id) > ${p.add(limit)}
   LIMIT 1`;
-  return { sql, params: p.values };
-}
-
-/**
- * Goal conversions of each event row by conversion event setting (spec:
- * `conversion_event_setting_breakdowns`): an attributed event counts for each
- * setting of its campaign that names it.
- */
-export function breakdownsSql(req: ConversionRequest, watermark: number): Statement {
-  const p = new Params();
-  const att = attributedSql(req, p, watermark);
-  const sql = `WITH att AS (
-    ${att}
-  )
-  SELECT att.b, att.entity_id, att.seg, att.event_name, gs.setting_id,
-    count(*) FILTER (WHERE att.kind = 'click') AS ct, count(*) FILTER (WHERE att.kind = 'view') AS vt
-  FROM att JOIN (${goalSettingsSql(p.add(req.accountId))}) gs ON gs.campaign_id = att.campaign_id AND gs.event_name = att.event_name
-  WHERE ${selected(req, p, 'att.event_name')}
-  GROUP BY ALL
-  ORDER BY att.b, att.entity_id, att.seg NULLS LAST, att.event_name, gs.setting_id`;
   return { sql, params: p.values };
 }

@@ -1,15 +1,18 @@
+import { z } from 'zod';
 import { isStandardEvent } from '../domain/standard-events.js';
 import { ApiError } from '../errors/api-error.js';
 import { currentWatermark } from '../insights/watermark.js';
 import type { Queryable, Row } from '../store/store.js';
-import { breakdownProbeSql, breakdownsSql, eventsSql, settingsPerEventSql, summarySql, type Statement } from './compile.js';
+import { breakdownProbeSql, eventsSql, reportEntities, settingsPerEventSql, summarySql, type Statement } from './compile.js';
 import type { ConversionRequest } from './request.js';
 
 /**
  * Runs a normalized conversion insights request and shapes the response
  * (spec: Conversion insights, Response). The three row limits (spec: Limits)
- * are decided before anything else is read, each by a statement that stops at
- * one row past its limit; a result over a limit is a 413 with no partial data.
+ * are decided by statements that stop one row past their limit (zero rows by
+ * arithmetic first; goal settings per event by a bound, then a probe only when
+ * the bound is over), before the details are shaped; a result over a limit is
+ * a 413 with no partial data.
  */
 export const MAX_SUMMARY_ROWS = 2000;
 export const MAX_EVENT_ROWS = 2000;
@@ -73,25 +76,40 @@ async function run(db: Queryable, s: Statement): Promise<Row[]> {
 
 export async function runConversionInsights(db: Queryable, req: ConversionRequest, currency: string): Promise<ConversionInsights> {
   const watermark = await currentWatermark(db);
+  const entities = reportEntities(req);
   // Zero rows alone can exceed the limit: known without reading anything.
-  const gridRows = req.includeZeroRows ? (req.groupByEntity ? (req.entityIds?.length ?? 0) : 1) * req.buckets.length : 0;
-  if (gridRows > MAX_SUMMARY_ROWS) throw tooLarge('summary rows', MAX_SUMMARY_ROWS, `${SPLIT}.`);
-  const summary = await run(db, summarySql(req, watermark, MAX_SUMMARY_ROWS));
+  if (req.includeZeroRows && entities.length * req.buckets.length > MAX_SUMMARY_ROWS) throw tooLarge('summary rows', MAX_SUMMARY_ROWS, `${SPLIT}.`);
+  const found = await run(db, summarySql(req, watermark, MAX_SUMMARY_ROWS));
+  const summary = req.includeZeroRows ? [...found, ...zeroRows(req, entities, found)] : found;
   if (summary.length > MAX_SUMMARY_ROWS) throw tooLarge('summary rows', MAX_SUMMARY_ROWS, `${SPLIT}.`);
 
   let events: Row[] = [];
-  let breakdowns: Row[] = [];
   if (req.expandEvents) {
-    events = await run(db, eventsSql(req, watermark, MAX_EVENT_ROWS));
-    if (events.length > MAX_EVENT_ROWS) throw tooLarge('attributed event rows', MAX_EVENT_ROWS, `${SPLIT}, or select fewer event_names.`);
-    // An event row's breakdown has at most as many entries as settings name its event; only then is the exact check needed.
+    // An event row's breakdown has at most as many entries as settings name its event; only above the limit is the exact probe needed.
     const bound = count((await run(db, settingsPerEventSql(req)))[0]?.['n']);
     if (bound > MAX_SETTING_BREAKDOWNS && (await run(db, breakdownProbeSql(req, watermark, MAX_SETTING_BREAKDOWNS))).length > 0) {
       throw tooLarge('conversion event setting entries for one event', MAX_SETTING_BREAKDOWNS, `${SPLIT}, or select fewer event_names.`);
     }
-    if (events.length > 0) breakdowns = await run(db, breakdownsSql(req, watermark));
+    events = await run(db, eventsSql(req, watermark, MAX_EVENT_ROWS));
+    if (events.length > MAX_EVENT_ROWS) throw tooLarge('attributed event rows', MAX_EVENT_ROWS, `${SPLIT}, or select fewer event_names.`);
   }
-  return shape(req, currency, summary, events, breakdowns);
+  return shape(req, currency, summary, events);
+}
+
+/** Spec: include_zero_rows. Every report entity on every date; a pair without data gets one zero row (its breakdown value null). */
+function zeroRows(req: ConversionRequest, entities: readonly string[], found: readonly Row[]): Row[] {
+  const seen = new Set(found.map((r) => JSON.stringify([Number(r['b']), r['entity_id']])));
+  const out: Row[] = [];
+  for (let b = 0; b < req.buckets.length; b++) {
+    for (const e of entities) if (!seen.has(JSON.stringify([b, e]))) out.push({ b, entity_id: e, seg: null, ct: 0, vt: 0, sales: null });
+  }
+  return out;
+}
+
+/** Row order: date, entity, breakdown value (unknown last); details by event name. */
+function byRowOrder(x: Row, y: Row): number {
+  const cmp = (a: unknown, b: unknown) => (a === b ? 0 : a === null || a === undefined ? 1 : b === null || b === undefined ? -1 : String(a) < String(b) ? -1 : 1);
+  return Number(x['b']) - Number(y['b']) || cmp(x['entity_id'], y['entity_id']) || cmp(x['seg'], y['seg']) || cmp(x['event_name'], y['event_name']);
 }
 
 const keyOf = (r: Row): string => JSON.stringify([Number(r['b']), r['entity_id'], r['seg'] ?? null]);
@@ -103,18 +121,20 @@ function rowKeys(req: ConversionRequest, r: Row): RowKeys {
   return out;
 }
 
-function shape(req: ConversionRequest, currency: string, summary: Row[], events: Row[], breakdowns: Row[]): ConversionInsights {
-  const bySetting = new Map<string, SettingBreakdown[]>();
-  for (const r of breakdowns) {
-    const k = `${keyOf(r)}|${String(r['event_name'])}`;
-    const ct = count(r['ct']);
-    const vt = count(r['vt']);
-    const list = bySetting.get(k) ?? [];
-    list.push({ conversion_event_setting_id: String(r['setting_id']), conversions: ct + vt, click_through_conversions: ct, view_through_conversions: vt });
-    bySetting.set(k, list);
-  }
+const StoredBreakdown = z.array(z.object({ setting_id: z.string(), ct: z.number(), vt: z.number() })).nullable();
+
+function settingBreakdowns(v: unknown): SettingBreakdown[] {
+  return (StoredBreakdown.parse(v ?? null) ?? []).map((s) => ({
+    conversion_event_setting_id: s.setting_id,
+    conversions: s.ct + s.vt,
+    click_through_conversions: s.ct,
+    view_through_conversions: s.vt,
+  }));
+}
+
+function shape(req: ConversionRequest, currency: string, summary: Row[], events: Row[]): ConversionInsights {
   const byRow = new Map<string, AttributedEventRow[]>();
-  for (const r of events) {
+  for (const r of [...events].sort(byRowOrder)) {
     const name = String(r['event_name']);
     const amount = decimalText(r['amount']);
     const list = byRow.get(keyOf(r)) ?? [];
@@ -128,11 +148,11 @@ function shape(req: ConversionRequest, currency: string, summary: Row[], events:
       attributed_event_value_amount: amount,
       attributed_event_value_count: count(r['n_value']),
       attributed_event_value_currency: amount === null ? null : currency,
-      conversion_event_setting_breakdowns: bySetting.get(`${keyOf(r)}|${name}`) ?? [],
+      conversion_event_setting_breakdowns: settingBreakdowns(r['settings']),
     });
     byRow.set(keyOf(r), list);
   }
-  const data = summary.map((r): SummaryRow => {
+  const data = [...summary].sort(byRowOrder).map((r): SummaryRow => {
     const ct = count(r['ct']);
     const vt = count(r['vt']);
     const sales = decimalText(r['sales']);
