@@ -80,6 +80,11 @@ function attributedSql(req: ConversionRequest, p: Params, watermark: number): st
 const selected = (req: ConversionRequest, p: Params, col = 'event_name'): string =>
   req.eventNames === null ? 'true' : `list_contains(${p.add(sqlList(req.eventNames))}, ${col})`;
 
+/** Selected attributed events, once per conversion event setting of their campaign that names them (alias `gs`). */
+const withGoalSettings = (req: ConversionRequest, p: Params): string =>
+  `FROM att JOIN (${goalSettingsSql(p.add(req.accountId))}) gs ON gs.campaign_id = att.campaign_id AND gs.event_name = att.event_name
+      WHERE ${selected(req, p, 'att.event_name')}`;
+
 /**
  * Summary rows with data (spec: Conversion insights, summary row fields), at
  * most `limit + 1`, in no particular order. Without `include_zero_rows` a row
@@ -134,8 +139,7 @@ export function eventsSql(req: ConversionRequest, watermark: number, limit: numb
     FROM (
       SELECT att.b, att.entity_id, att.seg, att.event_name, gs.setting_id,
         count(*) FILTER (WHERE att.kind = 'click')::INTEGER AS ct, count(*) FILTER (WHERE att.kind = 'view')::INTEGER AS vt
-      FROM att JOIN (${goalSettingsSql(p.add(req.accountId))}) gs ON gs.campaign_id = att.campaign_id AND gs.event_name = att.event_name
-      WHERE ${selected(req, p, 'att.event_name')}
+      ${withGoalSettings(req, p)}
       GROUP BY ALL
     )
     GROUP BY b, entity_id, seg, event_name
@@ -161,8 +165,7 @@ export function breakdownProbeSql(req: ConversionRequest, watermark: number, lim
   const sql = `WITH att AS (
     ${att}
   )
-  SELECT 1 AS over FROM att JOIN (${goalSettingsSql(p.add(req.accountId))}) gs ON gs.campaign_id = att.campaign_id AND gs.event_name = att.event_name
-  WHERE ${selected(req, p, 'att.event_name')}
+  SELECT 1 AS over ${withGoalSettings(req, p)}
   GROUP BY att.b, att.entity_id, att.seg, att.event_name
   HAVING count(DISTINCT gs.setting_id) > ${p.add(limit)}
   LIMIT 1`;

@@ -12,6 +12,7 @@ import {
   centsText,
   DAY_MS,
   referenceConversionRows,
+  refEventLine,
   rng,
   type RefAd,
   type RefConversionQuery,
@@ -124,22 +125,7 @@ beforeAll(async () => {
   // A received event name that is never attributed (its user has no clicks or impressions).
   events.push({ event_id: 'orphan', type: 'conversion', ts: start + DAY_MS, user: 'nobody', event_name: 'orphan_event' });
   const path = join(t.dataDir, 'conv.ndjson');
-  const line = (e: RefEvent) =>
-    JSON.stringify({
-      event_id: e.event_id,
-      type: e.type,
-      timestamp: e.ts,
-      user_id: e.user,
-      ad_id: e.ad,
-      ad_account_id: e.type === 'conversion' ? accountId : undefined,
-      country: e.country,
-      device: e.device,
-      cost_micros: e.cost,
-      event_name: e.event_name,
-      value: e.value === undefined ? undefined : e.value.toFixed(2),
-      currency: e.value === undefined ? undefined : 'USD',
-    });
-  writeFileSync(path, events.map(line).join('\n') + '\n');
+  writeFileSync(path, events.map((e) => refEventLine(e, accountId)).join('\n') + '\n');
   const run = await loadEventFile(t, { runId: 'conv', path, format: 'ndjson', source: 'test', scopeAccountId: accountId });
   expect(run.stored).toBe(events.length);
 });

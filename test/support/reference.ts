@@ -102,6 +102,23 @@ function segmentKey(e: RefEvent, segment: RefSegment): string {
   return e[segment] ?? '';
 }
 
+/** Every attributed conversion with its touch's ad and its place in time (by the time basis), inside [startMs, endMs). */
+function* attributedConversions(
+  events: readonly RefEvent[],
+  ads: ReadonlyMap<string, RefAd>,
+  q: Pick<RefQuery, 'startMs' | 'endMs' | 'clickDays' | 'viewDays' | 'basis'>,
+): Generator<{ conv: RefEvent; a: { kind: 'click' | 'view'; touch: RefEvent }; ad: RefAd; at: number }> {
+  for (const conv of events) {
+    if (conv.type !== 'conversion') continue;
+    const a = attributeConversion(events, conv, q.clickDays, q.viewDays);
+    if (a === null) continue;
+    const ad = ads.get(a.touch.ad ?? '');
+    if (!ad) continue;
+    const at = q.basis === 'ad_event_time' ? a.touch.ts : conv.ts;
+    if (at >= q.startMs && at < q.endMs) yield { conv, a, ad, at };
+  }
+}
+
 /** Expected rows keyed `bucket|entity|segment`, from stored (valid, deduplicated) events. */
 export function referenceRows(events: readonly RefEvent[], ads: ReadonlyMap<string, RefAd>, q: RefQuery): Map<string, RefRow> {
   const rows = new Map<string, RefRow>();
@@ -123,14 +140,7 @@ export function referenceRows(events: readonly RefEvent[], ads: ReadonlyMap<stri
     r.spendMicros += e.cost ?? 0;
   }
   if (q.segment === 'platform') return rows;
-  for (const conv of events) {
-    if (conv.type !== 'conversion') continue;
-    const a = attributeConversion(events, conv, q.clickDays, q.viewDays);
-    if (a === null) continue;
-    const ad = ads.get(a.touch.ad ?? '');
-    if (!ad) continue;
-    const at = q.basis === 'ad_event_time' ? a.touch.ts : conv.ts;
-    if (!inRange(at)) continue;
+  for (const { conv, a, ad, at } of attributedConversions(events, ads, q)) {
     const r = row(at, ad, segmentKey(a.touch, q.segment));
     const goal = (q.goals.get(ad.campaign) ?? []).includes(conv.event_name ?? '');
     if (goal && a.kind === 'click') r.convClick++;
@@ -154,7 +164,7 @@ export interface RefGoalSetting {
   event: string;
 }
 
-export interface RefConversionQuery {
+export interface RefConversionQuery extends Pick<RefQuery, 'timezone' | 'startMs' | 'endMs' | 'clickDays' | 'viewDays' | 'basis'> {
   accountId: string;
   level: 'campaign' | 'ad_group' | 'ad';
   groupByEntity: boolean;
@@ -162,12 +172,6 @@ export interface RefConversionQuery {
   entityIds: readonly string[] | null;
   breakdown: 'country' | 'device' | null;
   granularity: 'daily' | 'none';
-  timezone: string;
-  startMs: number;
-  endMs: number;
-  clickDays: number;
-  viewDays: number;
-  basis: 'ad_event_time' | 'conversion_time';
   /** Campaign id -> its conversion event settings. */
   goalSettings: ReadonlyMap<string, readonly RefGoalSetting[]>;
   /** Selected event names for the details, or null for all. */
@@ -198,15 +202,8 @@ export interface RefConversionRow {
 export function referenceConversionRows(events: readonly RefEvent[], ads: ReadonlyMap<string, RefAd>, q: RefConversionQuery): Map<string, RefConversionRow> {
   const rows = new Map<string, RefConversionRow>();
   const levelId = (ad: RefAd) => ({ campaign: ad.campaign, ad_group: ad.adGroup, ad: ad.id })[q.level];
-  for (const conv of events) {
-    if (conv.type !== 'conversion') continue;
-    const a = attributeConversion(events, conv, q.clickDays, q.viewDays);
-    if (a === null) continue;
-    const ad = ads.get(a.touch.ad ?? '');
-    if (!ad) continue;
+  for (const { conv, a, ad, at } of attributedConversions(events, ads, q)) {
     if (q.entityIds !== null && !q.entityIds.includes(levelId(ad))) continue;
-    const at = q.basis === 'ad_event_time' ? a.touch.ts : conv.ts;
-    if (at < q.startMs || at >= q.endMs) continue;
     const date = q.granularity === 'none' ? 'all' : bucketLabel(at, 'daily', q.timezone);
     const entity = q.groupByEntity ? levelId(ad) : q.accountId;
     const seg = q.breakdown === null ? '' : (a.touch[q.breakdown] ?? '');
@@ -248,4 +245,25 @@ export function centsText(cents: number): string {
   const whole = Math.floor(cents / 100);
   const frac = String(cents % 100).padStart(2, '0').replace(/0+$/, '');
   return frac === '' ? String(whole) : `${whole}.${frac}`;
+}
+
+/** A generated event as a line of an NDJSON event file (shared/EVENTS.md fields; values in USD). */
+export function refEventLine(e: RefEvent, accountId: string): string {
+  return JSON.stringify({
+    event_id: e.event_id,
+    type: e.type,
+    timestamp: e.ts,
+    user_id: e.user,
+    ad_id: e.ad,
+    ad_account_id: e.type === 'conversion' ? accountId : undefined,
+    country: e.country,
+    device: e.device,
+    platform: e.platform,
+    product_feed_id: e.feed,
+    product_item_id: e.item,
+    cost_micros: e.cost,
+    event_name: e.event_name,
+    value: e.value === undefined ? undefined : e.value.toFixed(2),
+    currency: e.value === undefined ? undefined : 'USD',
+  });
 }
