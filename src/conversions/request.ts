@@ -39,7 +39,7 @@ const Body = z
     // Omitted or null: the defaults (30-day click, 1-day view).
     attribution_window_days: literals(CLICK_WINDOWS).nullish(),
     view_through_attribution_window_days: literals(VIEW_WINDOWS).nullish(),
-    include: z.array(z.enum(['attributed_events'])).max(1).optional(),
+    include: z.array(z.enum(['attributed_events'])).max(10).optional(),
     event_names: z
       .array(
         z

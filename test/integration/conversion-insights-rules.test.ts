@@ -1,5 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import { loadEventFile } from '../../src/ingest/load-events.js';
@@ -240,5 +241,44 @@ describe('413: row limits, decided before any data is returned', () => {
     expect413(await post(body, acct.key), /more than 2000 conversion event setting entries/);
     // Without the details there is no breakdown to limit.
     expect((await post({ ...body, include: [] }, acct.key)).status).toBe(200);
+  });
+});
+
+describe('hostile bodies', () => {
+  it('random values in every field give a 200 or a 4xx with the error body, never a 5xx', async () => {
+    const anyValue = fc.oneof(
+      fc.constant(null),
+      fc.boolean(),
+      fc.integer(),
+      fc.double(),
+      fc.string(),
+      fc.constantFrom('campaign', 'ad', 'daily', 'country', 'attributed_events', 'order_created', WEEK, YEAR, 'NaN', '1e400'),
+      fc.array(fc.oneof(fc.string(), fc.constantFrom(WEEK, 'order_created', 'ev_1', '{"type":"unix_range","start":"1","end":"99999999999999"}'), fc.integer()), { maxLength: 3 }),
+      fc.dictionary(fc.string({ maxLength: 5 }), fc.string(), { maxKeys: 2 }),
+    );
+    const field = fc.constantFrom(
+      'aggregation_level',
+      'time_ranges',
+      'time_granularity',
+      'entity_ids',
+      'group_by_entity',
+      'breakdown',
+      'attribution_time_basis',
+      'attribution_window_days',
+      'view_through_attribution_window_days',
+      'include',
+      'event_names',
+      'include_zero_rows',
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.tuple(field, anyValue), { maxLength: 4 }), async (changes) => {
+        const body: Json = { ...valid(), include: ['attributed_events'] };
+        for (const [k, v] of changes) body[k] = v;
+        const r = await post(body);
+        expect(r.status, JSON.stringify(body)).toBeLessThan(500);
+        if (r.status >= 400) expect(Object.keys((r.json['error'] as Json) ?? {}).sort()).toEqual(['code', 'message', 'param', 'type']);
+      }),
+      { numRuns: 150 },
+    );
   });
 });

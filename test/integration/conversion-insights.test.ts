@@ -260,6 +260,14 @@ async function check(c: Case): Promise<Json[]> {
   expect(got.size, 'no duplicate rows').toBe(data.length);
   expect([...got.keys()].sort(), JSON.stringify(c)).toEqual([...want.keys()].sort());
   for (const [k, w] of want) expect(got.get(k), `${JSON.stringify(c)} row ${k}`).toEqual(w);
+  // Rows come by date, entity id and breakdown value (unknown last); details by event name.
+  const order = (row: Json) => [String(row['date'] ?? ''), String(row['entity_id']), c.breakdown === null || row[c.breakdown] === null ? '\uffff' : String(row[c.breakdown])];
+  const sorted = [...data].sort((x, y) => (JSON.stringify(order(x)) < JSON.stringify(order(y)) ? -1 : 1));
+  expect(data.map(order)).toEqual(sorted.map(order));
+  for (const row of data) {
+    const names = ((row['attributed_events'] as Json[] | undefined) ?? []).map((e) => String(e['event_name']));
+    expect(names).toEqual([...names].sort());
+  }
   return data;
 }
 
