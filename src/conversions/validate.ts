@@ -8,7 +8,7 @@ import type { ConversionLevel, ConversionRequest } from './request.js';
  * entities and dates the request asks for.
  */
 const LEVEL_TABLE: Record<ConversionLevel, string> = { campaign: 'campaigns', ad_group: 'ad_groups', ad: 'ads' };
-const LEVEL_WHAT: Record<ConversionLevel, string> = { campaign: 'campaign', ad_group: 'ad group', ad: 'ad' };
+const LEVEL_WHAT: Record<ConversionLevel, string> = { campaign: 'a campaign', ad_group: 'an ad group', ad: 'an ad' };
 
 /** `entity_ids` are ids of the account at the selected level; the first that is not is named. */
 export async function checkEntityIds(db: Queryable, req: ConversionRequest): Promise<void> {
@@ -22,7 +22,7 @@ export async function checkEntityIds(db: Queryable, req: ConversionRequest): Pro
   const rawIds = req.sent.entityIds;
   const i = rawIds.findIndex((id) => !known.has(id));
   if (i >= 0) {
-    throw new ApiError('invalid_value', `entity_ids[${i}] '${rawIds[i]}' is not a ${LEVEL_WHAT[req.level]} of this ad account (entity_ids name entities at aggregation_level ${req.level}).`, {
+    throw new ApiError('invalid_value', `entity_ids[${i}] '${rawIds[i]}' is not ${LEVEL_WHAT[req.level]} of this ad account (entity_ids name entities at aggregation_level ${req.level}).`, {
       param: `entity_ids[${i}]`,
     });
   }
