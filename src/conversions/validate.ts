@@ -1,4 +1,5 @@
 import { ApiError } from '../errors/api-error.js';
+import { sql } from '../store/sql-loader.js';
 import { sqlList, type Queryable } from '../store/store.js';
 import type { ConversionLevel, ConversionRequest } from './request.js';
 
@@ -37,18 +38,10 @@ export async function checkEntityIds(db: Queryable, req: ConversionRequest): Pro
 export async function checkEventNames(db: Queryable, req: ConversionRequest): Promise<void> {
   if (req.eventNames === null) return;
   const params = { account: req.accountId, names: sqlList(req.eventNames) };
-  const configured = await db.all(
-    `SELECT DISTINCT CASE WHEN event_type = 'custom' THEN custom_event_name ELSE event_type END AS name
-     FROM conversion_event_settings WHERE ad_account_id = $account
-       AND list_contains($names, CASE WHEN event_type = 'custom' THEN custom_event_name ELSE event_type END)`,
-    params,
-  );
+  const configured = await db.all(sql('conversion-event-names-configured'), params);
   const known = new Set(configured.map((r) => String(r['name'])));
   if (req.eventNames.every((n) => known.has(n))) return;
-  const received = await db.all(
-    `SELECT DISTINCT event_name AS name FROM events WHERE ad_account_id = $account AND type = 'conversion' AND list_contains($names, event_name)`,
-    params,
-  );
+  const received = await db.all(sql('conversion-event-names-received'), params);
   for (const r of received) known.add(String(r['name']));
   const rawNames = req.sent.eventNames;
   const i = rawNames.findIndex((n) => !known.has(n));
