@@ -1,6 +1,6 @@
 import type { DuckDBValue } from '@duckdb/node-api';
 import { Params } from '../insights/compile.js';
-import { goalEventsSql, goalSettingsSql } from '../insights/goals.js';
+import { goalSettingsSql } from '../insights/goals.js';
 import { sqlList } from '../store/store.js';
 import type { ConversionLevel, ConversionRequest } from './request.js';
 
@@ -10,20 +10,28 @@ import type { ConversionLevel, ConversionRequest } from './request.js';
  * only from the constants here, values only through `Params.add`, and the
  * account restriction written by `accountScope` alone.
  *
- * Every statement reads the `att` subquery: the account's attributions for the
- * request's window pair, as of the data watermark, placed by the time basis
- * in a bucket (a join with the request's quarter-hour map: no timezone
- * function on the table), keyed by (bucket, entity, breakdown value), with
- * whether each event is a goal conversion of its campaign (the fragment GET
- * insights uses too, so `conversions` agree).
+ * The account's goals are read first, once, with the fragment GET insights
+ * uses (`goalSettingsSql`), so `conversions` agree; the report statements
+ * take them as values. Every report statement reads the `att` subquery: the
+ * account's attributions for the request's window pair, as of the data
+ * watermark, placed by the time basis in a local day (no timezone function
+ * on the table), keyed by (bucket, entity, breakdown value), with whether
+ * each event is a goal conversion of its campaign.
  *
- * Each statement returns at most `limit + 1` rows: one more than the spec's
- * limit tells the executor the result is too large, without computing the
- * rest of the response.
+ * The row statements return at most `limit + 1` rows: one more than the
+ * spec's limit tells the executor the result is too large, without computing
+ * the rest of the response.
  */
 export interface Statement {
   sql: string;
   params: Record<string, DuckDBValue>;
+}
+
+/** One conversion event setting of a campaign, and the event it names. */
+export interface GoalSetting {
+  campaignId: string;
+  settingId: string;
+  eventName: string;
 }
 
 const ENTITY_COLUMN: Record<ConversionLevel, string> = { campaign: 'campaign_id', ad_group: 'ad_group_id', ad: 'ad_id' };
@@ -37,6 +45,16 @@ export function reportEntities(req: ConversionRequest): string[] {
   if (!req.groupByEntity) return [req.accountId];
   return req.entityIds ?? [];
 }
+
+/** The account's goals: (campaign, setting, event name) rows (shared/EVENTS.md, Goal conversions). */
+export function goalSettingsStatement(req: ConversionRequest): Statement {
+  const p = new Params();
+  const sql = `SELECT campaign_id, setting_id, event_name FROM (${goalSettingsSql(p.add(req.accountId))}) gs`;
+  return { sql, params: p.values };
+}
+
+/** A (campaign, event) pair as one value: ids never hold NUL. */
+const pairKey = (campaignExpr: string, eventExpr: string) => `${campaignExpr} || chr(0) || ${eventExpr}`;
 
 /**
  * Places each attribution in its local day: an ASOF join with the days' UTC
@@ -55,7 +73,7 @@ function dayBucketJoin(req: ConversionRequest, p: Params, ts: string): { join: s
 }
 
 /** The attributions a request reads, one row per attributed conversion. */
-function attributedSql(req: ConversionRequest, p: Params, watermark: number): string {
+function attributedSql(req: ConversionRequest, goals: readonly GoalSetting[], p: Params, watermark: number): string {
   const ts = req.attribution.basis === 'ad_event_time' ? 'a.touch_ts_us' : 'a.conversion_ts_us';
   const bucket = req.granularity === 'none' ? { join: '', bucket: '0' } : dayBucketJoin(req, p, ts);
   const entityCol = `a.${ENTITY_COLUMN[req.level]}`;
@@ -69,10 +87,12 @@ function attributedSql(req: ConversionRequest, p: Params, watermark: number): st
   if (req.entityIds !== null) where.push(`list_contains(${p.add(sqlList(req.entityIds))}, ${entityCol})`);
   const seg = req.breakdown === null ? 'NULL::VARCHAR' : `a.${BREAKDOWN_COLUMN[req.breakdown]}`;
   const entity = req.groupByEntity ? entityCol : `${p.add(req.accountId)}::VARCHAR`;
+  const goalPairs = [...new Set(goals.map((g) => `${g.campaignId}\u0000${g.eventName}`))];
+  // (A list parameter cannot be empty: DuckDB cannot type it. No goals: nothing is a goal.)
+  const isGoal = goalPairs.length === 0 ? 'false' : `coalesce(list_contains(${p.add(sqlList(goalPairs))}, ${pairKey('a.campaign_id', 'a.event_name')}), false)`;
   return `SELECT ${bucket.bucket}::INTEGER AS b, ${entity} AS entity_id, ${seg} AS seg, a.kind, a.event_name, a.value, a.campaign_id,
-      goal.campaign_id IS NOT NULL AS is_goal
+      ${isGoal} AS is_goal
     FROM attributions a ${bucket.join}
-    LEFT JOIN (${goalEventsSql(p.add(req.accountId))}) goal ON goal.campaign_id = a.campaign_id AND goal.event_name = a.event_name
     WHERE ${where.join('\n      AND ')}`;
 }
 
@@ -81,9 +101,12 @@ const selected = (req: ConversionRequest, p: Params, col = 'event_name'): string
   req.eventNames === null ? 'true' : `list_contains(${p.add(sqlList(req.eventNames))}, ${col})`;
 
 /** Selected attributed events, once per conversion event setting of their campaign that names them (alias `gs`). */
-const withGoalSettings = (req: ConversionRequest, p: Params): string =>
-  `FROM att JOIN (${goalSettingsSql(p.add(req.accountId))}) gs ON gs.campaign_id = att.campaign_id AND gs.event_name = att.event_name
+function withGoalSettings(req: ConversionRequest, goals: readonly GoalSetting[], p: Params): string {
+  const list = (f: (g: GoalSetting) => string) => (goals.length === 0 ? 'NULL::VARCHAR' : `unnest(${p.add(sqlList(goals.map(f)))})::VARCHAR`);
+  const gs = `SELECT ${list((g) => g.campaignId)} AS campaign_id, ${list((g) => g.settingId)} AS setting_id, ${list((g) => g.eventName)} AS event_name`;
+  return `FROM att JOIN (${gs}) gs ON gs.campaign_id = att.campaign_id AND gs.event_name = att.event_name
       WHERE ${selected(req, p, 'att.event_name')}`;
+}
 
 /**
  * Summary rows with data (spec: Conversion insights, summary row fields), at
@@ -92,9 +115,9 @@ const withGoalSettings = (req: ConversionRequest, p: Params): string =>
  * event expansion, a selected event. Zero rows for entities and dates without
  * data are added by the executor: they need no table.
  */
-export function summarySql(req: ConversionRequest, watermark: number, limit: number): Statement {
+export function summarySql(req: ConversionRequest, goals: readonly GoalSetting[], watermark: number, limit: number): Statement {
   const p = new Params();
-  const att = attributedSql(req, p, watermark);
+  const att = attributedSql(req, goals, p, watermark);
   const keep = req.includeZeroRows ? 'true' : `ct + vt > 0 OR coalesce(sales, 0) <> 0 OR picked > 0`;
   const sql = `WITH att AS (
     ${att}
@@ -121,9 +144,9 @@ export function summarySql(req: ConversionRequest, watermark: number, limit: num
  * summary row is kept under either `include_zero_rows`. Run only once the
  * settings per event are known to be within their limit.
  */
-export function eventsSql(req: ConversionRequest, watermark: number, limit: number): Statement {
+export function eventsSql(req: ConversionRequest, goals: readonly GoalSetting[], watermark: number, limit: number): Statement {
   const p = new Params();
-  const att = attributedSql(req, p, watermark);
+  const att = attributedSql(req, goals, p, watermark);
   const sql = `WITH att AS (
     ${att}
   ), ev AS (
@@ -139,7 +162,7 @@ export function eventsSql(req: ConversionRequest, watermark: number, limit: numb
     FROM (
       SELECT att.b, att.entity_id, att.seg, att.event_name, gs.setting_id,
         count(*) FILTER (WHERE att.kind = 'click')::INTEGER AS ct, count(*) FILTER (WHERE att.kind = 'view')::INTEGER AS vt
-      ${withGoalSettings(req, p)}
+      ${withGoalSettings(req, goals, p)}
       GROUP BY ALL
     )
     GROUP BY b, entity_id, seg, event_name
@@ -149,23 +172,21 @@ export function eventsSql(req: ConversionRequest, watermark: number, limit: numb
   return { sql, params: p.values };
 }
 
-/** The largest number of settings that name one event in the account: a bound on any event's goal-setting breakdown. */
-export function settingsPerEventSql(req: ConversionRequest): Statement {
-  const p = new Params();
-  const sql = `SELECT coalesce(max(n), 0) AS n FROM (
-    SELECT event_name, count(DISTINCT setting_id) AS n FROM (${goalSettingsSql(p.add(req.accountId))}) gs GROUP BY event_name
-  )`;
-  return { sql, params: p.values };
+/** The largest number of settings that name one event: a bound on any event row's goal-setting breakdown. */
+export function settingsPerEvent(goals: readonly GoalSetting[]): number {
+  const byEvent = new Map<string, Set<string>>();
+  for (const g of goals) byEvent.set(g.eventName, (byEvent.get(g.eventName) ?? new Set()).add(g.settingId));
+  return Math.max(0, ...[...byEvent.values()].map((s) => s.size));
 }
 
 /** The exact check, run only when the bound above exceeds the limit: some event row has more than `limit` goal settings. */
-export function breakdownProbeSql(req: ConversionRequest, watermark: number, limit: number): Statement {
+export function breakdownProbeSql(req: ConversionRequest, goals: readonly GoalSetting[], watermark: number, limit: number): Statement {
   const p = new Params();
-  const att = attributedSql(req, p, watermark);
+  const att = attributedSql(req, goals, p, watermark);
   const sql = `WITH att AS (
     ${att}
   )
-  SELECT 1 AS over ${withGoalSettings(req, p)}
+  SELECT 1 AS over ${withGoalSettings(req, goals, p)}
   GROUP BY att.b, att.entity_id, att.seg, att.event_name
   HAVING count(DISTINCT gs.setting_id) > ${p.add(limit)}
   LIMIT 1`;

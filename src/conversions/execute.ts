@@ -3,7 +3,7 @@ import { isStandardEvent } from '../domain/standard-events.js';
 import { ApiError } from '../errors/api-error.js';
 import { currentWatermark } from '../insights/watermark.js';
 import type { Queryable, Row } from '../store/store.js';
-import { breakdownProbeSql, eventsSql, reportEntities, settingsPerEventSql, summarySql, type Statement } from './compile.js';
+import { breakdownProbeSql, eventsSql, goalSettingsStatement, reportEntities, settingsPerEvent, summarySql, type GoalSetting, type Statement } from './compile.js';
 import type { ConversionRequest } from './request.js';
 
 /**
@@ -79,18 +79,20 @@ export async function runConversionInsights(db: Queryable, req: ConversionReques
   const entities = reportEntities(req);
   // Zero rows alone can exceed the limit: known without reading anything.
   if (req.includeZeroRows && entities.length * req.buckets.length > MAX_SUMMARY_ROWS) throw tooLarge('summary rows', MAX_SUMMARY_ROWS, `${SPLIT}.`);
-  const found = await run(db, summarySql(req, watermark, MAX_SUMMARY_ROWS));
+  const goals = (await run(db, goalSettingsStatement(req))).map(
+    (r): GoalSetting => ({ campaignId: String(r['campaign_id']), settingId: String(r['setting_id']), eventName: String(r['event_name']) }),
+  );
+  const found = await run(db, summarySql(req, goals, watermark, MAX_SUMMARY_ROWS));
   const summary = req.includeZeroRows ? [...found, ...zeroRows(req, entities, found)] : found;
   if (summary.length > MAX_SUMMARY_ROWS) throw tooLarge('summary rows', MAX_SUMMARY_ROWS, `${SPLIT}.`);
 
   let events: Row[] = [];
   if (req.expandEvents) {
     // An event row's breakdown has at most as many entries as settings name its event; only above the limit is the exact probe needed.
-    const bound = count((await run(db, settingsPerEventSql(req)))[0]?.['n']);
-    if (bound > MAX_SETTING_BREAKDOWNS && (await run(db, breakdownProbeSql(req, watermark, MAX_SETTING_BREAKDOWNS))).length > 0) {
+    if (settingsPerEvent(goals) > MAX_SETTING_BREAKDOWNS && (await run(db, breakdownProbeSql(req, goals, watermark, MAX_SETTING_BREAKDOWNS))).length > 0) {
       throw tooLarge('conversion event setting entries for one event', MAX_SETTING_BREAKDOWNS, `${SPLIT}, or select fewer event_names.`);
     }
-    events = await run(db, eventsSql(req, watermark, MAX_EVENT_ROWS));
+    events = await run(db, eventsSql(req, goals, watermark, MAX_EVENT_ROWS));
     if (events.length > MAX_EVENT_ROWS) throw tooLarge('attributed event rows', MAX_EVENT_ROWS, `${SPLIT}, or select fewer event_names.`);
   }
   return shape(req, currency, summary, events);

@@ -282,3 +282,44 @@ describe('hostile bodies', () => {
     );
   });
 });
+
+describe('an account without goals', () => {
+  it('reports its attributed events with zero goal conversions', async () => {
+    const acct = await makeAccount(t, { timezone: 'America/New_York' });
+    const make = async (url: string, payload: object) => (await t.app.inject({ method: 'POST', url, headers: bearer(acct.key), payload })).json().id as string;
+    const campaign = await make('/v1/campaigns', { name: 'Reach', status: 'active', bidding_type: 'impressions', budget: { lifetime_spend_limit_micros: 1_000_000 } });
+    const grp = await make('/v1/ad_groups', { campaign_id: campaign, name: 'Group', bidding_config: { max_bid_micros: 10 } });
+    const file = await insertFile(t.store, acct.accountId, null);
+    const ad = await make('/v1/ads', { ad_group_id: grp, name: 'Ad', creative: { type: 'chat_card', title: 'Title', target_url: 'https://x.example', file_id: file } });
+    await load('no-goals', acct.accountId, [
+      { event_id: 'i', type: 'impression', timestamp: Date.UTC(2026, 10, 3, 15), user_id: 'u', ad_id: ad },
+      { event_id: 'o', type: 'conversion', timestamp: Date.UTC(2026, 10, 3, 16), user_id: 'u', ad_account_id: acct.accountId, event_name: 'order_created', value: '7', currency: 'USD' },
+    ]);
+    const r = await post({ aggregation_level: 'campaign', time_ranges: [WEEK], entity_ids: [campaign], include: ['attributed_events'], include_zero_rows: false }, acct.key);
+    expect(r.status, JSON.stringify(r.json)).toBe(200);
+    expect(r.json['data']).toEqual([
+      {
+        entity_id: campaign,
+        conversions: 0,
+        click_through_conversions: 0,
+        view_through_conversions: 0,
+        order_created_attributed_sales: '7',
+        order_created_attributed_sales_currency: 'USD',
+        attributed_events: [
+          {
+            entity_id: campaign,
+            event_name: 'order_created',
+            event_kind: 'standard',
+            attributed_event_count: 1,
+            click_through_attributed_event_count: 0,
+            view_through_attributed_event_count: 1,
+            attributed_event_value_amount: '7',
+            attributed_event_value_count: 1,
+            attributed_event_value_currency: 'USD',
+            conversion_event_setting_breakdowns: [],
+          },
+        ],
+      },
+    ]);
+  });
+});

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { breakdownProbeSql, eventsSql, settingsPerEventSql, summarySql, type Statement } from '../../src/conversions/compile.js';
+import { breakdownProbeSql, eventsSql, goalSettingsStatement, summarySql, type GoalSetting, type Statement } from '../../src/conversions/compile.js';
 import { decimalText } from '../../src/conversions/execute.js';
 import { normalizeConversionInsights, type ConversionRequest } from '../../src/conversions/request.js';
 import { ApiError } from '../../src/errors/api-error.js';
@@ -47,7 +47,16 @@ function* requests(): Generator<ConversionRequest> {
               }
 }
 
-const statements = (req: ConversionRequest): Statement[] => [summarySql(req, 7, 2000), eventsSql(req, 7, 2000), settingsPerEventSql(req), breakdownProbeSql(req, 7, 2000)];
+const GOALS: GoalSetting[] = [
+  { campaignId: 'c1', settingId: 's1', eventName: 'order_created' },
+  { campaignId: 'c1', settingId: 's2', eventName: "x'); DROP TABLE campaigns; --" },
+];
+const statements = (req: ConversionRequest): Statement[] => [
+  goalSettingsStatement(req),
+  summarySql(req, GOALS, 7, 2000),
+  eventsSql(req, GOALS, 7, 2000),
+  breakdownProbeSql(req, GOALS, 7, 2000),
+];
 
 describe('compiled conversion insights SQL', () => {
   it('never applies a timezone function, scopes every read to the account, binds every parameter it uses', () => {
@@ -87,7 +96,7 @@ describe('compiled conversion insights SQL', () => {
   it('maps days with one start instant per local day, not quarter-hours', () => {
     const req = normalizeConversionInsights(ACCOUNT, { aggregation_level: 'ad', time_ranges: [RANGE], time_granularity: 'daily', entity_ids: ['x'] }, NOW);
     expect(req.buckets).toHaveLength(31);
-    const s = summarySql(req, 7, 2000);
+    const s = summarySql(req, GOALS, 7, 2000);
     const starts = Object.values(s.params).find((v) => String(v).includes(String(req.buckets[0]!.startS * 1_000_000)));
     expect(starts).toBeDefined();
     // Kathmandu is UTC+5:45: the first local day starts at 18:15 UTC the day before.
