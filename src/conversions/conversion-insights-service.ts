@@ -1,7 +1,8 @@
 import type { Clock } from '../clock.js';
 import { requireAccount } from '../domain/accounts/accounts.js';
 import type { Store } from '../store/store.js';
-import { runConversionInsights, type ConversionInsights } from './execute.js';
+import { runConversionInsights } from './execute.js';
+import type { ConversionInsights } from './response.js';
 import { normalizeConversionInsights } from './request.js';
 import { checkEntityIds, checkEventNames } from './validate.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { breakdownProbeSql, eventsSql, goalSettingsStatement, summarySql, type GoalSetting, type Statement } from '../../src/conversions/compile.js';
-import { decimalText } from '../../src/conversions/execute.js';
+import { decimalText } from '../../src/conversions/response.js';
 import { normalizeConversionInsights, type ConversionRequest } from '../../src/conversions/request.js';
 import { ApiError } from '../../src/errors/api-error.js';
 
