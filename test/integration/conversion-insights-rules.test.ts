@@ -94,6 +94,18 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
+/** A fresh account with one campaign (a conversions campaign has an order_created goal), ad group and ad. */
+async function accountWithOneAd(bidding: 'conversions' | 'impressions') {
+  const acct = await makeAccount(t, { timezone: 'America/New_York' });
+  const make = async (url: string, payload: object) => (await t.app.inject({ method: 'POST', url, headers: bearer(acct.key), payload })).json().id as string;
+  const goal = bidding === 'conversions' ? { conversion_event_setting_ids: [await make('/v1/conversions/event_settings', { name: 'Orders', event_type: 'order_created' })] } : {};
+  const campaign = await make('/v1/campaigns', { name: 'One', status: 'active', bidding_type: bidding, ...goal, budget: { lifetime_spend_limit_micros: 1_000_000 } });
+  const grp = await make('/v1/ad_groups', { campaign_id: campaign, name: 'Group', bidding_config: { max_bid_micros: 10 } });
+  const file = await insertFile(t.store, acct.accountId, null);
+  const ad = await make('/v1/ads', { ad_group_id: grp, name: 'Ad', creative: { type: 'chat_card', title: 'Title', target_url: 'https://x.example', file_id: file } });
+  return { acct, campaign, ad };
+}
+
 const valid = (): Json => ({ aggregation_level: 'ad', time_ranges: [WEEK], entity_ids: [ads[0]] });
 
 describe('400: every listed validation failure names its field', () => {
@@ -208,13 +220,7 @@ describe('413: row limits, decided before any data is returned', () => {
   });
 
   it('goal settings: 2,000 entries for one event are fine, 2,001 are too many', async () => {
-    const acct = await makeAccount(t, { timezone: 'America/New_York' });
-    const make = async (url: string, payload: object) => (await t.app.inject({ method: 'POST', url, headers: bearer(acct.key), payload })).json().id as string;
-    const setting = await make('/v1/conversions/event_settings', { name: 'Orders', event_type: 'order_created' });
-    const campaign = await make('/v1/campaigns', { name: 'Many goals', status: 'active', bidding_type: 'conversions', conversion_event_setting_ids: [setting], budget: { lifetime_spend_limit_micros: 1_000_000 } });
-    const grp = await make('/v1/ad_groups', { campaign_id: campaign, name: 'Group', bidding_config: { max_bid_micros: 10 } });
-    const file = await insertFile(t.store, acct.accountId, null);
-    const ad = await make('/v1/ads', { ad_group_id: grp, name: 'Ad', creative: { type: 'chat_card', title: 'Title', target_url: 'https://x.example', file_id: file } });
+    const { acct, campaign, ad } = await accountWithOneAd('conversions');
     await load('goals', acct.accountId, [
       { event_id: 'k', type: 'click', timestamp: Date.UTC(2026, 10, 3, 15), user_id: 'u', ad_id: ad },
       { event_id: 'o', type: 'conversion', timestamp: Date.UTC(2026, 10, 3, 16), user_id: 'u', ad_account_id: acct.accountId, event_name: 'order_created', value: '5.10', currency: 'USD' },
@@ -285,12 +291,7 @@ describe('hostile bodies', () => {
 
 describe('an account without goals', () => {
   it('reports its attributed events with zero goal conversions', async () => {
-    const acct = await makeAccount(t, { timezone: 'America/New_York' });
-    const make = async (url: string, payload: object) => (await t.app.inject({ method: 'POST', url, headers: bearer(acct.key), payload })).json().id as string;
-    const campaign = await make('/v1/campaigns', { name: 'Reach', status: 'active', bidding_type: 'impressions', budget: { lifetime_spend_limit_micros: 1_000_000 } });
-    const grp = await make('/v1/ad_groups', { campaign_id: campaign, name: 'Group', bidding_config: { max_bid_micros: 10 } });
-    const file = await insertFile(t.store, acct.accountId, null);
-    const ad = await make('/v1/ads', { ad_group_id: grp, name: 'Ad', creative: { type: 'chat_card', title: 'Title', target_url: 'https://x.example', file_id: file } });
+    const { acct, campaign, ad } = await accountWithOneAd('impressions');
     await load('no-goals', acct.accountId, [
       { event_id: 'i', type: 'impression', timestamp: Date.UTC(2026, 10, 3, 15), user_id: 'u', ad_id: ad },
       { event_id: 'o', type: 'conversion', timestamp: Date.UTC(2026, 10, 3, 16), user_id: 'u', ad_account_id: acct.accountId, event_name: 'order_created', value: '7', currency: 'USD' },
