@@ -14,6 +14,7 @@ import { ratelimitSuite } from './ratelimit.js';
  * `npm run bench -- ingest [--events N (10M)] [--base M (50M)] [--formats parquet,ndjson,csv]`
  * `npm run bench -- query [--events N (50M)] [--data DIR]`
  * `npm run bench -- ratelimit [--seconds N (10)]`: limits, growth rule and overload shedding on loopback (bench/ratelimit.ts)
+ * `npm run bench -- conversions [--events N (50M)] [--data DIR]` (the query suite's data set)
  *
  * Suites (more arrive with the engine): `http` measures the request path that
  * every endpoint shares (routing, key auth against DuckDB, JSON) with
@@ -281,6 +282,19 @@ async function buildQueryDataSet(ctx: Awaited<ReturnType<typeof benchContext>>['
   return account;
 }
 
+const QUERY_TZ = 'America/New_York';
+
+/** The query data set's account: a kept one (--data) is reused when it already holds the bench account with the events asked for, else it is built. */
+async function queryDataSet(b: Awaited<ReturnType<typeof benchContext>>, events: number): Promise<string> {
+  const existing = await b.store.get(`SELECT a.id, (SELECT count(*) FROM events e WHERE e.ad_account_id = a.id) AS n FROM ad_accounts a WHERE a.name = 'Bench' LIMIT 1`);
+  if (existing !== undefined && Number(existing['n']) >= events * 0.99) {
+    b.log(`reusing ${Number(existing['n'])} events in ${b.dir}`);
+    return String(existing['id']);
+  }
+  if (existing !== undefined) throw new Error(`${b.dir} holds another data set; remove it or pick another --data`);
+  return buildQueryDataSet(b.ctx, b.dir, QUERY_TZ, events, b.log);
+}
+
 /**
  * `query [--events N (50M)]`: GET insights on the issue's data set (one
  * account, 20 campaigns x 10 ad groups x 10 ads, 365 days, generated events
@@ -293,19 +307,10 @@ async function querySuite(given: Args): Promise<Record<string, string>[]> {
   const { getInsights } = await import('../src/insights/insights-service.js');
   const { DateTime } = await import('luxon');
   const b = await benchContext('query', given.data);
-  const { store, ctx, log, dir } = b;
+  const { store, ctx, log } = b;
   try {
-    const tz = 'America/New_York';
-    // A kept data set (--data) is reused when it already holds the bench account with the events asked for.
-    const existing = await store.get(`SELECT a.id, (SELECT count(*) FROM events e WHERE e.ad_account_id = a.id) AS n FROM ad_accounts a WHERE a.name = 'Bench' LIMIT 1`);
-    let account: string;
-    if (existing !== undefined && Number(existing['n']) >= args.events * 0.99) {
-      account = String(existing['id']);
-      log(`reusing ${Number(existing['n'])} events in ${dir}`);
-    } else {
-      if (existing !== undefined) throw new Error(`${dir} holds another data set; remove it or pick another --data`);
-      account = await buildQueryDataSet(ctx, dir, tz, args.events, log);
-    }
+    const tz = QUERY_TZ;
+    const account = await queryDataSet(b, args.events);
     const campaigns = (await store.all('SELECT id FROM campaigns WHERE ad_account_id = $a ORDER BY id', { a: account })).map((r) => String(r['id']));
     const group = String((await store.get('SELECT id FROM ad_groups WHERE ad_account_id = $a ORDER BY id LIMIT 1', { a: account }))?.['id']);
     const days = (n: number, zone = tz) => {
@@ -420,7 +425,74 @@ async function querySuite(given: Args): Promise<Record<string, string>[]> {
   }
 }
 
-const SUITES: Record<string, (a: Args) => Promise<Record<string, string> | Record<string, string>[]>> = { http: httpSuite, ingest: ingestSuite, query: querySuite, ratelimit: ratelimitSuite };
+/**
+ * `conversions [--events N (50M)] [--data DIR]`: POST /conversions/insights on
+ * the query suite's data set (the same store with --data), through the
+ * conversion insights service: the issue's request (30 days, ad level, daily,
+ * with the event details; 60 ads of a conversions campaign, so the zero rows
+ * stay under the 2,000-row limit), and an account-wide daily report by country.
+ */
+async function conversionsSuite(given: Args): Promise<Record<string, string>[]> {
+  const args = { ...given, events: given.eventsGiven ? given.events : 50_000_000 };
+  const { getConversionInsights } = await import('../src/conversions/conversion-insights-service.js');
+  const { DateTime } = await import('luxon');
+  const b = await benchContext('query', given.data);
+  try {
+    const account = await queryDataSet(b, args.events);
+    // Campaign 0 bids on conversions (an order_created goal): its ads have goal conversions.
+    const ads = (
+      await b.store.all(
+        `SELECT a.id FROM ads a JOIN campaigns c ON c.id = a.campaign_id WHERE a.ad_account_id = $a AND c.bidding_type = 'conversions' ORDER BY c.name, a.id LIMIT 60`,
+        { a: account },
+      )
+    ).map((r) => String(r['id']));
+    const end = DateTime.now().setZone(QUERY_TZ).startOf('day');
+    const range = JSON.stringify({ type: 'date_range', since: end.minus({ days: 30 }).toISODate(), until: end.minus({ days: 1 }).toISODate() });
+    const cases = [
+      {
+        name: 'ad daily 30d, 60 ads, attributed_events',
+        body: { aggregation_level: 'ad', time_ranges: [range], time_granularity: 'daily', entity_ids: ads, include: ['attributed_events'] },
+      },
+      {
+        name: 'account-wide daily 30d by country, attributed_events',
+        body: { aggregation_level: 'campaign', time_ranges: [range], time_granularity: 'daily', group_by_entity: false, breakdown: 'country', include: ['attributed_events'] },
+      },
+    ];
+    const rows: Record<string, string>[] = [];
+    const runs = 30;
+    for (const c of cases) {
+      const times: number[] = [];
+      let out = await getConversionInsights(b.ctx, account, c.body);
+      for (let i = 0; i < runs + 3; i++) {
+        const s = performance.now();
+        out = await getConversionInsights(b.ctx, account, c.body);
+        if (i >= 3) times.push(performance.now() - s);
+      }
+      times.sort((x, y) => x - y);
+      const events = out.data.reduce((n, r) => n + (r.attributed_events?.length ?? 0), 0);
+      const conversions = out.data.reduce((n, r) => n + r.conversions, 0);
+      rows.push({
+        suite: `conversions ${c.name}`,
+        events: String(args.events),
+        rows: `${out.count} summary, ${events} event, ${conversions} goal conversions`,
+        'p50 ms': percentile(times, 50).toFixed(1),
+        'p95 ms': percentile(times, 95).toFixed(1),
+      });
+      b.log(JSON.stringify(rows[rows.length - 1]));
+    }
+    return rows;
+  } finally {
+    await b.close();
+  }
+}
+
+const SUITES: Record<string, (a: Args) => Promise<Record<string, string> | Record<string, string>[]>> = {
+  http: httpSuite,
+  ingest: ingestSuite,
+  query: querySuite,
+  conversions: conversionsSuite,
+  ratelimit: ratelimitSuite,
+};
 
 const args = parseArgs(process.argv.slice(2));
 const rows: Record<string, string>[] = [];

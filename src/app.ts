@@ -19,6 +19,7 @@ import { adGroupRoutes } from './http/routes/ad-group-routes.js';
 import { adRoutes } from './http/routes/ad-routes.js';
 import { audienceRoutes } from './http/routes/audience-routes.js';
 import { campaignRoutes } from './http/routes/campaign-routes.js';
+import { conversionInsightsRoutes } from './http/routes/conversion-insights-routes.js';
 import { eventRoutes } from './http/routes/event-routes.js';
 import { eventSettingRoutes } from './http/routes/event-setting-routes.js';
 import { fileRoutes } from './http/routes/file-routes.js';
@@ -116,6 +117,7 @@ export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise
       spendLimitRoutes(v1, deps);
       eventRoutes(v1, deps);
       insightsRoutes(v1, deps);
+      conversionInsightsRoutes(v1, deps);
       webhookRoutes(v1, deps);
       await fileRoutes(v1, deps);
       options.extraRoutes?.(v1);

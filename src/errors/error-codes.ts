@@ -43,6 +43,8 @@ export const ERROR_CODES = {
   route_not_found: invalid(404),
   method_not_allowed: invalid(405),
   request_too_large: invalid(413),
+  // 413: a conversion insights result over a row limit (spec: Limits); nothing partial is sent.
+  result_too_large: invalid(413),
   unsupported_media_type: invalid(415),
   // 422: well-formed but refused.
   idempotency_key_reused: invalid(422),

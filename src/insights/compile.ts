@@ -3,6 +3,7 @@ import { sqlList } from '../store/store.js';
 import { bucketsOf, quarterHourMap, type Bucket } from './buckets.js';
 import { coverBuckets, GRAIN_TABLE, GRAINS } from './calendar.js';
 import { LEVELS, levelRank, type Level, type Metric, type Segment } from './catalog.js';
+import { goalEventsSql } from './goals.js';
 import type { Filter, InsightsRequest } from './request.js';
 
 /**
@@ -84,6 +85,15 @@ const ENTITY_TABLE: Record<Level, string> = { ad_account: 'ad_accounts', campaig
 
 function bucketJoin(buckets: Bucket[], req: InsightsRequest, p: Params, quarterExpr: string): { join: string; bucket: string } {
   if (req.granularity === 'none') return { join: '', bucket: '0' };
+  return quarterBucketJoin(buckets, p, quarterExpr);
+}
+
+/**
+ * Places event-sized rows in local buckets without a timezone function: a join
+ * on the row's UTC quarter-hour (`quarterExpr`) with the small map of the
+ * request's quarter-hours to bucket indexes (column `qm.b`).
+ */
+export function quarterBucketJoin(buckets: readonly Bucket[], p: Params, quarterExpr: string): { join: string; bucket: string } {
   const map = quarterHourMap(buckets);
   return {
     join: `JOIN (SELECT unnest(${p.add(sqlList(map.firstQuarter))})::BIGINT AS q, unnest(${p.add(sqlList(map.bucketIndex))})::INTEGER AS b) qm ON qm.q = ${quarterExpr}`,
@@ -207,10 +217,7 @@ export function compileInsights(req: InsightsRequest, ctx: CompileContext): Comp
     FROM attributions a ${cJoin.join}
     LEFT JOIN (
       -- Goal conversions: the event matches one of the attributed campaign's conversion event settings.
-      SELECT DISTINCT c.id AS campaign_id, CASE WHEN s.event_type = 'custom' THEN s.custom_event_name ELSE s.event_type END AS event_name
-      FROM campaigns c, unnest(CAST(json(c.conversion_event_setting_ids) AS VARCHAR[])) u(setting_id)
-      JOIN conversion_event_settings s ON s.id = u.setting_id
-      WHERE c.ad_account_id = ${p.add(req.scope.accountId)}
+      ${goalEventsSql(p.add(req.scope.accountId))}
     ) goal ON goal.campaign_id = a.campaign_id AND goal.event_name = a.event_name
     WHERE ${cWhere.join('\n      AND ')}
     GROUP BY ALL`;
