@@ -7,7 +7,7 @@ import { loadEventFile } from '../../src/ingest/load-events.js';
 import { bearer, makeAccount } from '../support/context.js';
 import { insertFile } from '../support/files.js';
 import { startTestApp, type TestApp } from '../support/app.js';
-import { DAY_MS, HOUR_MS, referenceRows, rng, type RefAd, type RefEvent, type RefGranularity, type RefLevel, type RefSegment } from '../support/reference.js';
+import { DAY_MS, HOUR_MS, referenceRows, refEventLine, rng, type RefAd, type RefEvent, type RefGranularity, type RefLevel, type RefSegment } from '../support/reference.js';
 
 /**
  * GET insights against rows computed in the test from the generated raw
@@ -92,25 +92,7 @@ afterAll(() => t.close());
 
 async function loadEvents(name: string, batch: readonly RefEvent[]) {
   const path = join(t.dataDir, `${name}.ndjson`);
-  const line = (e: RefEvent) =>
-    JSON.stringify({
-      event_id: e.event_id,
-      type: e.type,
-      timestamp: e.ts,
-      user_id: e.user,
-      ad_id: e.ad,
-      ad_account_id: e.type === 'conversion' ? accountId : undefined,
-      country: e.country,
-      device: e.device,
-      platform: e.platform,
-      product_feed_id: e.feed,
-      product_item_id: e.item,
-      cost_micros: e.cost,
-      event_name: e.event_name,
-      value: e.value === undefined ? undefined : e.value.toFixed(2),
-      currency: e.value === undefined ? undefined : 'USD',
-    });
-  writeFileSync(path, batch.map(line).join('\n') + '\n');
+  writeFileSync(path, batch.map((e) => refEventLine(e, accountId)).join('\n') + '\n');
   return loadEventFile(t, { runId: name, path, format: 'ndjson', source: 'test', scopeAccountId: accountId });
 }
 
