@@ -7,7 +7,7 @@ import { loadEventFile } from '../../src/ingest/load-events.js';
 import { bearer, makeAccount } from '../support/context.js';
 import { insertFile } from '../support/files.js';
 import { startTestApp, type TestApp } from '../support/app.js';
-import { DAY_MS, referenceRows, rng, type RefAd, type RefEvent } from '../support/reference.js';
+import { DAY_MS, referenceRows, refEventLine, rng, type RefAd, type RefEvent } from '../support/reference.js';
 
 /**
  * GET insights beyond the account-wide grid: the campaign, ad group and ad
@@ -103,24 +103,7 @@ beforeAll(async () => {
   writeFileSync(
     path,
     events
-      .map((e) =>
-        JSON.stringify({
-          event_id: e.event_id,
-          type: e.type,
-          timestamp: e.ts,
-          user_id: e.user,
-          ad_id: e.ad,
-          ad_account_id: e.type === 'conversion' ? accountId : undefined,
-          country: e.country,
-          platform: e.platform,
-          product_feed_id: e.feed,
-          product_item_id: e.item,
-          cost_micros: e.cost,
-          event_name: e.event_name,
-          value: e.value?.toFixed(2),
-          currency: e.value === undefined ? undefined : 'USD',
-        }),
-      )
+      .map((e) => refEventLine(e, accountId))
       .join('\n') + '\n',
   );
   expect((await loadEventFile(t, { runId: 'scopes', path, format: 'ndjson', source: 'test', scopeAccountId: accountId })).stored).toBe(events.length);
