@@ -335,6 +335,10 @@ export function compileInsights(req: InsightsRequest, ctx: CompileContext): Comp
   return { sql, params: p.values, buckets, keyColumns, keyDirections };
 }
 
+/** The total order of the rows (reversed: for reading backwards from a cursor). */
+export const orderBy = (q: CompiledQuery, reversed = false): string =>
+  q.keyColumns.map((c, i) => `${c} ${(q.keyDirections[i] === 'asc') !== reversed ? 'ASC' : 'DESC'}`).join(', ');
+
 /**
  * Wraps the compiled query into one page: rows after (or before) the cursor's
  * keys in the total order, one more than the limit to know whether more exist.
@@ -361,6 +365,6 @@ export function pageQuery(q: CompiledQuery, limit: number, cursor: { direction: 
     }
     where = `WHERE ${ors.join(' OR ')}`;
   }
-  const order = q.keyColumns.map((c, i) => `${c} ${(q.keyDirections[i] === 'asc') !== backwards ? 'ASC' : 'DESC'}`).join(', ');
+  const order = orderBy(q, backwards);
   return { ...q, sql: `SELECT * FROM (${q.sql}) page ${where} ORDER BY ${order} LIMIT ${add(limit + 1)}`, params: p.values };
 }

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
 import { loadEventFile } from '../../src/ingest/load-events.js';
 import { compactStore } from '../../src/ingest/upkeep.js';
+import { pageSnapshots } from '../../src/insights/page-snapshots.js';
 import { bearer, makeAccount } from '../support/context.js';
 import { insertFile } from '../support/files.js';
 import { startTestApp, type TestApp } from '../support/app.js';
@@ -99,7 +100,13 @@ describe('pagination', () => {
         fc.array(fc.record({ field: fc.constantFrom(...sortable), direction: fc.constantFrom('asc', 'desc') }), { maxLength: 2 }),
         fc.integer({ min: 1, max: 40 }),
         fc.boolean(),
-        async (granularity, segment, sort, limit, loadBetween) => {
+        // Cursor pages read the first page's snapshot, or (snapshots forgotten) run the full query: both must agree.
+        fc.boolean(),
+        async (granularity, segment, sort, limit, loadBetween, forget) => {
+          const next = async (q2: Record<string, string | string[]>) => {
+            if (forget) await pageSnapshots(t.store).clear();
+            return page(q2);
+          };
           const q: Record<string, string | string[]> = {
             aggregation_level: 'ad',
             time_granularity: granularity,
@@ -116,17 +123,17 @@ describe('pagination', () => {
           let pages = 0;
           while (p.has_more) {
             if (loadBetween && pages++ === 0) await load(200, forward.length + limit);
-            p = await page({ ...q, limit: String(limit), after: p.last_id as string });
+            p = await next({ ...q, limit: String(limit), after: p.last_id as string });
             forward.push(...p.data);
           }
           expect(forward.map(strip)).toEqual(all.data.map(strip));
           if (forward.length === 0) return;
           // And back: from the last row, `before` pages walk to the first.
           const backward: Row[] = [];
-          let b = await page({ ...q, limit: String(limit), before: forward[forward.length - 1]?.id as string });
+          let b = await next({ ...q, limit: String(limit), before: forward[forward.length - 1]?.id as string });
           backward.unshift(...b.data);
           while (b.has_more) {
-            b = await page({ ...q, limit: String(limit), before: b.first_id as string });
+            b = await next({ ...q, limit: String(limit), before: b.first_id as string });
             backward.unshift(...b.data);
           }
           expect(backward.map(strip)).toEqual(all.data.slice(0, -1).map(strip));

@@ -1,0 +1,128 @@
+import { createHash } from 'node:crypto';
+import { randomToken } from '../ids.js';
+import type { SqlParams, Store } from '../store/store.js';
+
+/**
+ * Page snapshots: a first page materializes its query's whole keyed result
+ * (sorted, at the watermark it read) in an in-memory database attached to the
+ * store, and the pages its cursors ask for are read from there by keyset,
+ * instead of aggregating the rollups again for every page. Data at a
+ * watermark never changes, so a snapshot page equals the page the full query
+ * would give (entity metadata is as of the first page, which keeps a walk
+ * through the pages consistent).
+ *
+ * First pages always compute afresh (never served from a snapshot): a
+ * snapshot only saves the work of later pages. A cursor whose snapshot is
+ * gone (evicted, made by another process, results too large to keep) is
+ * answered by the full query, as before: same rows, more work.
+ *
+ * Bounds: results over `MAX_ROWS` rows are not kept (and the same query
+ * text is not tried again for a while: its first pages read top-N directly); the kept ones hold at
+ * most `BUDGET_ROWS` rows in all and live at most `TTL_MS` after their last
+ * use, least recently used dropped first.
+ */
+const SCHEMA = 'insights_pages';
+export const MAX_ROWS = 100_000;
+const BUDGET_ROWS = 2_000_000;
+const TTL_MS = 15 * 60_000;
+
+interface Entry {
+  table: string;
+  rows: number;
+  usedAtMs: number;
+}
+
+class Snapshots {
+  /** By snapshot key, in least-recently-used order (a Map keeps insertion order). */
+  private readonly entries = new Map<string, Entry>();
+  private attached: Promise<void> | null = null;
+  /** Query texts whose result was recently too large to keep: their first pages skip the attempt (it would cost a second run). */
+  private readonly tooLarge = new Set<string>();
+
+  constructor(private readonly store: Store) {}
+
+  private attach(): Promise<void> {
+    this.attached ??= this.store.all(`ATTACH IF NOT EXISTS ':memory:' AS ${SCHEMA}`).then(() => undefined);
+    return this.attached;
+  }
+
+  /** The snapshot table of `key` if one is kept, marked as just used. */
+  lookup(key: string, nowMs: number): string | null {
+    const entry = this.entries.get(key);
+    if (entry === undefined) return null;
+    this.entries.delete(key);
+    if (nowMs - entry.usedAtMs > TTL_MS) {
+      void this.drop(entry);
+      return null;
+    }
+    entry.usedAtMs = nowMs;
+    this.entries.set(key, entry);
+    return `${SCHEMA}.${entry.table}`;
+  }
+
+  /**
+   * Materializes `sql` (the keyed result, ordered by `order`) under `key`;
+   * returns the table, or null when the result has more than MAX_ROWS rows
+   * (nothing is kept then).
+   */
+  async make(key: string, sql: string, params: SqlParams, order: string, nowMs: number, signal?: AbortSignal): Promise<string | null> {
+    if (this.tooLarge.has(sql)) return null;
+    await this.attach();
+    const table = `p_${randomToken(12)}`;
+    const opts = signal === undefined ? {} : { signal };
+    await this.store.all(`CREATE TABLE ${SCHEMA}.${table} AS SELECT * FROM (${sql}) s ORDER BY ${order} LIMIT ${MAX_ROWS + 1}`, params, opts);
+    const rows = Number((await this.store.get(`SELECT count(*) AS n FROM ${SCHEMA}.${table}`))?.['n'] ?? 0);
+    const entry: Entry = { table, rows, usedAtMs: nowMs };
+    if (rows > MAX_ROWS) {
+      if (this.tooLarge.size >= 1000) this.tooLarge.clear();
+      this.tooLarge.add(sql);
+      await this.drop(entry);
+      return null;
+    }
+    const old = this.entries.get(key);
+    this.entries.delete(key);
+    this.entries.set(key, entry);
+    if (old !== undefined) await this.drop(old);
+    await this.evict(nowMs);
+    return `${SCHEMA}.${table}`;
+  }
+
+  private async evict(nowMs: number): Promise<void> {
+    let total = [...this.entries.values()].reduce((n, e) => n + e.rows, 0);
+    for (const [key, entry] of this.entries) {
+      if (total <= BUDGET_ROWS && nowMs - entry.usedAtMs <= TTL_MS) break;
+      this.entries.delete(key);
+      total -= entry.rows;
+      await this.drop(entry);
+    }
+  }
+
+  /** Drops a table no longer listed (a read already under way on it keeps its own view of the catalog). */
+  private async drop(entry: Entry): Promise<void> {
+    await this.store.all(`DROP TABLE IF EXISTS ${SCHEMA}.${entry.table}`).catch(() => undefined);
+  }
+
+  /** Forgets every snapshot (tests: later pages then take the full-query path). */
+  async clear(): Promise<void> {
+    const all = [...this.entries.values()];
+    this.entries.clear();
+    for (const e of all) await this.drop(e);
+  }
+}
+
+/** Same text and values, same rows: the key of a compiled query's snapshot (the watermark is one of its values). */
+export function snapshotKey(q: { sql: string; params: Record<string, unknown> }): string {
+  const values = JSON.stringify(q.params, (_k, v: unknown) => (typeof v === 'bigint' ? v.toString() : v));
+  return createHash('sha256').update(q.sql).update('\u0000').update(values).digest('base64url');
+}
+
+const byStore = new WeakMap<Store, Snapshots>();
+
+export function pageSnapshots(store: Store): Snapshots {
+  let s = byStore.get(store);
+  if (s === undefined) {
+    s = new Snapshots(store);
+    byStore.set(store, s);
+  }
+  return s;
+}
