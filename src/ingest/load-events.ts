@@ -130,7 +130,7 @@ export async function loadEventFile(
 ): Promise<LoadSummary> {
   const nowUs = deps.clock.nowMs() * 1000;
   const tag = randomToken(8);
-  const [stage, checked, fresh, touched] = [`stage_${tag}`, `checked_${tag}`, `fresh_${tag}`, `touched_${tag}`];
+  const [stage, checked, fresh, added, touched] = [`stage_${tag}`, `checked_${tag}`, `fresh_${tag}`, `added_${tag}`, `touched_${tag}`];
   const run = deps.store.transaction(async (tx) => {
     const mark = tracer(req.source);
     try {
@@ -172,27 +172,14 @@ export async function loadEventFile(
          ANTI JOIN events e ON e.ad_account_id = v.account AND e.event_id = v.event_id`,
       );
       mark('dedup');
+      // The new events, picked out of the checked rows once: the insert and every refresh scan this plain table.
       await tx.run(
-        `INSERT INTO events
+        `CREATE TEMP TABLE ${added} AS
          SELECT account, event_id, type, ts_us, ad_id, ad_group, campaign, user_id, country, device, platform,
-           product_feed_id, product_item_id, cost, event_name, amount, currency, $run, $now_us
+           product_feed_id, product_item_id, cost, event_name, amount, currency
          FROM ${checked} SEMI JOIN ${fresh} USING (line_no)`,
-        { run: req.runId, now_us: nowUs },
       );
-      mark('insert');
-      // The new events as the refreshes read them.
-      const added = `(SELECT c.* FROM ${checked} c SEMI JOIN ${fresh} USING (line_no))`;
-      // This load's place in the data's history (snapshot reads, 0009_data_versions.sql).
-      const seq = Number((await tx.get(`SELECT nextval('data_load_seq') AS s`))?.['s']);
-      await tx.run('INSERT INTO data_loads VALUES ($seq, $run, $now_ms)', { seq, run: req.runId, now_ms: deps.clock.nowMs() });
-      await refreshRollups(tx, added, touched, seq);
-      mark('rollups');
-      await refreshCalendarRollups(tx, touched, seq);
-      mark('calendar rollups');
-      await refreshAttribution(tx, added, tag, seq);
-      mark('attribution');
-      await refreshDailySpend(tx, touched, deps.clock.nowMs());
-      mark('spend');
+      mark('pick');
       const counts = Counts.parse(
         await tx.get(
           `SELECT count(*) AS rows_read, count(*) FILTER (WHERE reason IS NULL) AS valid, (SELECT count(*) FROM ${fresh}) AS stored,
@@ -212,11 +199,27 @@ export async function loadEventFile(
         quarantined_by_reason: byReason,
       };
       mark('counts');
+      // A check only: nothing is stored (the transaction rolls back).
       if (options.dryRun) throw new DryRunDone(summary);
+      // Everything later reads the new events only: free the checked rows.
+      await tx.run(`DROP TABLE ${checked}`);
+      await tx.run(`INSERT INTO events SELECT *, $run, $now_us FROM ${added}`, { run: req.runId, now_us: nowUs });
+      mark('insert');
+      // This load's place in the data's history (snapshot reads, 0009_data_versions.sql).
+      const seq = Number((await tx.get(`SELECT nextval('data_load_seq') AS s`))?.['s']);
+      await tx.run('INSERT INTO data_loads VALUES ($seq, $run, $now_ms)', { seq, run: req.runId, now_ms: deps.clock.nowMs() });
+      await refreshRollups(tx, added, touched, seq);
+      mark('rollups');
+      await refreshCalendarRollups(tx, touched, seq);
+      mark('calendar rollups');
+      await refreshAttribution(tx, added, tag, seq);
+      mark('attribution');
+      await refreshDailySpend(tx, touched, deps.clock.nowMs());
+      mark('spend');
       await options.beforeCommit?.(tx, summary);
       return summary;
     } finally {
-      for (const t of [stage, checked, fresh, touched, ...stageLeftovers(tag)]) await tx.run(`DROP TABLE IF EXISTS ${t}`).catch(() => undefined);
+      for (const t of [stage, checked, fresh, added, touched, ...stageLeftovers(tag)]) await tx.run(`DROP TABLE IF EXISTS ${t}`).catch(() => undefined);
     }
   });
   try {
