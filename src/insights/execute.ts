@@ -3,7 +3,7 @@ import type { Clock } from '../clock.js';
 import { COUNTRY_ROWS } from '../domain/locations/country-data.js';
 import type { Row, Store } from '../store/store.js';
 import { levelRank, LEVELS, type Level } from './catalog.js';
-import { compileInsights, orderBy, pageQuery, type CompiledQuery } from './compile.js';
+import { compileInsights, pageQuery, type CompiledQuery } from './compile.js';
 import { pageSnapshots, snapshotKey } from './page-snapshots.js';
 import { decodeCursor, encodeToken, queryDigest } from './cursor.js';
 import { compactionHorizon, currentWatermark } from './watermark.js';
@@ -60,12 +60,14 @@ export async function runInsights(deps: { store: Store; clock: Clock }, req: Ins
   const calendar = await deps.store.get('SELECT timezone FROM rollup_calendars WHERE ad_account_id = $account', { account: req.scope.accountId });
   const calendarZone = calendar === undefined ? null : String(calendar['timezone']);
   const compiled = compileInsights(req, { today, countries: COUNTRY_NAMES, watermark, calendarZone });
-  // A first page keeps its whole result for its cursors (page-snapshots.ts); a cursor reads that, or the full query if it is gone.
-  const snapshots = pageSnapshots(deps.store);
-  const key = snapshotKey(compiled);
-  const nowMs = deps.clock.nowMs();
-  const table =
-    cursor === null ? await snapshots.make(key, compiled.sql, compiled.params, orderBy(compiled), nowMs, signal) : snapshots.lookup(key, nowMs);
+  // Cursor pages read the query's whole result, kept from the first cursor page on (page-snapshots.ts); a first page reads its top rows directly.
+  let table: string | null = null;
+  if (cursor !== null) {
+    const snapshots = pageSnapshots(deps.store);
+    const key = snapshotKey(compiled);
+    const nowMs = deps.clock.nowMs();
+    table = snapshots.lookup(key, nowMs) ?? (await snapshots.make(key, compiled.sql, compiled.params, nowMs, signal));
+  }
   const source: CompiledQuery = table === null ? compiled : { ...compiled, sql: `SELECT * FROM ${table}`, params: {} };
   const page = pageQuery(source, req.limit, cursor === null ? null : { direction: cursor.direction, keys: cursor.token.k });
   let rows = await deps.store.all(page.sql, page.params, signal === undefined ? {} : { signal });
