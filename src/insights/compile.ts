@@ -169,6 +169,9 @@ export function compileInsights(req: InsightsRequest, ctx: CompileContext): Comp
   const ids = idColumns(req.level);
   const segs = segColumns(req.segment);
   const keyCols = ['b', ...ids, ...segs];
+  // Sums are grouped by the row's own entity only; its ancestors (functions of it) are joined on afterwards, from the small entity table.
+  const ent = ENTITY_COLUMN[req.level];
+  const sumKeys = ['b', ent, ...segs];
   const wm = p.add(ctx.watermark);
 
   // Delivery: each bucket covered by calendar months and days where they fit, quarter-hours elsewhere.
@@ -185,11 +188,11 @@ export function compileInsights(req: InsightsRequest, ctx: CompileContext): Comp
       `r.load_seq <= ${wm}`,
       ...req.filters.map((f) => rowFilter(f, 'r', dSegCol, p)).filter((s): s is string => s !== null),
     ];
-    return `SELECT um.b, ${ids.map((c) => `r.${c}`).join(', ')}${dSeg.map((x) => `, ${x}`).join('')}, r.impressions, r.clicks, r.spend_micros
+    return `SELECT um.b, r.${ent}${dSeg.map((x) => `, ${x}`).join('')}, r.impressions, r.clicks, r.spend_micros
       FROM ${GRAIN_TABLE[grain]} r JOIN (SELECT unnest(${p.add(sqlList(units.firstQuarter))})::BIGINT AS q, unnest(${p.add(sqlList(units.bucketIndex))})::INTEGER AS b) um ON um.q = r.bucket
       WHERE ${where.join('\n        AND ')}`;
   });
-  const dlv = `SELECT b, ${[...ids, ...segs].join(', ')}, sum(impressions) AS imp, sum(clicks) AS clk, sum(spend_micros) AS spend
+  const dlv = `SELECT b, ${[ent, ...segs].join(', ')}, sum(impressions) AS imp, sum(clicks) AS clk, sum(spend_micros) AS spend
     FROM (
       ${parts.join('\n      UNION ALL\n      ')}
     ) u
@@ -210,7 +213,7 @@ export function compileInsights(req: InsightsRequest, ctx: CompileContext): Comp
       `a.valid_from <= ${wm} AND (a.valid_to IS NULL OR a.valid_to > ${wm})`,
       ...req.filters.map((f) => rowFilter(f, 'a', cSegCol, p)).filter((s): s is string => s !== null),
     ];
-    cnv = `SELECT ${cJoin.bucket} AS b, ${ids.map((c) => `a.${c}`).join(', ')}${cSeg.map((s) => `, ${s}`).join('')},
+    cnv = `SELECT ${cJoin.bucket} AS b, a.${ent}${cSeg.map((s) => `, ${s}`).join('')},
       count(*) FILTER (WHERE a.kind = 'click' AND goal.campaign_id IS NOT NULL) AS conv_click,
       count(*) FILTER (WHERE a.kind = 'view' AND goal.campaign_id IS NOT NULL) AS conv_view,
       sum(a.value) FILTER (WHERE a.event_name = 'order_created') AS sales
@@ -227,10 +230,10 @@ export function compileInsights(req: InsightsRequest, ctx: CompileContext): Comp
   const grp =
     cnv === null
       ? `SELECT d.*, 0 AS conv_click, 0 AS conv_view, NULL::DECIMAL(38, 9) AS sales FROM dlv d`
-      : `SELECT ${keyCols.map((c) => `coalesce(d.${c}, c.${c}) AS ${c}`).join(', ')},
+      : `SELECT ${sumKeys.map((c) => `coalesce(d.${c}, c.${c}) AS ${c}`).join(', ')},
       coalesce(d.imp, 0) AS imp, coalesce(d.clk, 0) AS clk, coalesce(d.spend, 0) AS spend,
       coalesce(c.conv_click, 0) AS conv_click, coalesce(c.conv_view, 0) AS conv_view, c.sales
-    FROM dlv d FULL JOIN cnv c ON ${keyCols.map(same).join(' AND ')}`;
+    FROM dlv d FULL JOIN cnv c ON ${sumKeys.map(same).join(' AND ')}`;
 
   // Zero-impression entities: every entity of the scope in every bucket, with or without data.
   let rows = 'grp';
@@ -242,10 +245,10 @@ export function compileInsights(req: InsightsRequest, ctx: CompileContext): Comp
       .map((f) => rowFilter(f, 'e', () => 'NULL', p));
     zero = `, ents AS (SELECT * FROM ${ents} e WHERE ${[scopePredicate(req, 'e', p), ...entFilters].join(' AND ')}),
   allrows AS (
-    SELECT bk.b, ${ids.map((c) => `e.${c}`).join(', ')}, coalesce(g.imp, 0) AS imp, coalesce(g.clk, 0) AS clk, coalesce(g.spend, 0) AS spend,
+    SELECT bk.b, e.${ent}, coalesce(g.imp, 0) AS imp, coalesce(g.clk, 0) AS clk, coalesce(g.spend, 0) AS spend,
       coalesce(g.conv_click, 0) AS conv_click, coalesce(g.conv_view, 0) AS conv_view, g.sales
     FROM ents e CROSS JOIN (SELECT unnest(range(${p.add(buckets.length)}))::INTEGER AS b) bk
-    LEFT JOIN grp g ON g.b = bk.b AND ${ids.map((c) => `g.${c} = e.${c}`).join(' AND ')}
+    LEFT JOIN grp g ON g.b = bk.b AND g.${ent} = e.${ent}
   )`;
     rows = 'allrows';
   } else if (req.include === 'zero_impression_products') {
@@ -297,8 +300,14 @@ export function compileInsights(req: InsightsRequest, ctx: CompileContext): Comp
   });
   const segOut = req.segment === null ? [] : segs.map((c) => `g.${c}`);
   const synthetic = req.include === 'zero_impression_products' ? 'g.synthetic' : 'false';
+  // The row's ancestors (account, campaign, ad group) from its entity's own row.
+  const ancestors = ids.filter((c) => c !== ent);
+  const full =
+    ancestors.length === 0
+      ? rows
+      : `(SELECT g.*, ${ancestors.map((c) => `anc.${c}`).join(', ')} FROM ${rows} g LEFT JOIN ${ENTITY_TABLE[req.level]} anc ON anc.id = g.${ent})`;
   const met = `SELECT g.b, ${ids.map((c) => `g.${c}`).join(', ')}${segOut.map((c) => `, ${c}`).join('')}, ${synthetic} AS synthetic, ${[...metricCols, ...metaSelect].join(', ')}
-    FROM ${rows} g ${joins.join(' ')}`;
+    FROM ${full} g ${joins.join(' ')}`;
 
   // Filters on finished rows: metric thresholds, metadata and names.
   const post: string[] = [];

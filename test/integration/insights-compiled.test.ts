@@ -62,9 +62,9 @@ describe('compiled insights SQL, exactly', () => {
 
   it('reads whole local days from the day rollup, with every value a parameter', () => {
     expect(compiled.sql).toBe(`WITH dlv AS (
-    SELECT b, ad_account_id, campaign_id, sum(impressions) AS imp, sum(clicks) AS clk, sum(spend_micros) AS spend
+    SELECT b, campaign_id, sum(impressions) AS imp, sum(clicks) AS clk, sum(spend_micros) AS spend
     FROM (
-      SELECT um.b, r.ad_account_id, r.campaign_id, r.impressions, r.clicks, r.spend_micros
+      SELECT um.b, r.campaign_id, r.impressions, r.clicks, r.spend_micros
       FROM rollup_1d r JOIN (SELECT unnest($p6)::BIGINT AS q, unnest($p7)::INTEGER AS b) um ON um.q = r.bucket
       WHERE r.ad_account_id = $p2
         AND r.segment = $p3
@@ -76,7 +76,7 @@ describe('compiled insights SQL, exactly', () => {
     SELECT d.*, 0 AS conv_click, 0 AS conv_view, NULL::DECIMAL(38, 9) AS sales FROM dlv d
   ), met AS (
     SELECT g.b, g.ad_account_id, g.campaign_id, false AS synthetic, g.imp AS m_impressions, g.clk AS m_clicks, g.spend / 1000000.0 AS m_spend, CASE WHEN g.imp > 0 THEN g.clk / g.imp END AS m_ctr, CASE WHEN g.clk > 0 THEN g.spend / 1000000.0 / g.clk END AS m_cpc, CASE WHEN g.imp > 0 THEN g.spend / 1000000.0 * 1000 / g.imp END AS m_cpm, g.conv_click + g.conv_view AS m_conversions, g.conv_click AS m_click_through_conversions, g.conv_view AS m_view_through_conversions, CASE WHEN g.conv_click + g.conv_view > 0 THEN g.spend / 1000000.0 / (g.conv_click + g.conv_view) END AS m_cpa, CASE WHEN g.clk > 0 THEN g.conv_click / g.clk END AS m_post_click_cvr, g.sales::DOUBLE AS m_order_created_attributed_sales, CASE WHEN g.spend > 0 THEN g.sales::DOUBLE / (g.spend / 1000000.0) END AS m_order_created_roas
-    FROM grp g 
+    FROM (SELECT g.*, anc.ad_account_id FROM grp g LEFT JOIN campaigns anc ON anc.id = g.campaign_id) g 
   )
   SELECT *, (m_clicks IS NULL)::INTEGER AS k0, coalesce(m_clicks::DOUBLE, 0) AS k1, b AS k2, coalesce(ad_account_id, '') AS k3, coalesce(campaign_id, '') AS k4
   FROM met
