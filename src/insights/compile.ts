@@ -1,7 +1,7 @@
 import type { DuckDBValue } from '@duckdb/node-api';
 import { sqlList } from '../store/store.js';
 import { bucketsOf, quarterHourMap, type Bucket } from './buckets.js';
-import { coverBuckets, GRAIN_TABLE, GRAINS } from './calendar.js';
+import { coverBuckets, GRAIN_TABLE, GRAINS, type Cover, type Grain } from './calendar.js';
 import { LEVELS, levelRank, type Level, type Metric, type Segment } from './catalog.js';
 import { goalEventsSql } from './goals.js';
 import type { Filter, InsightsRequest } from './request.js';
@@ -152,6 +152,27 @@ const META_SQL: Record<string, string> = {
 };
 
 
+/** The longest unit of a grain, in quarter-hours (a 31-day month or a 25-hour day with a DST hour). */
+const MAX_UNIT_QUARTERS: Record<Grain, number> = { month: 31 * 96 + 4, day: 100, quarter: 1 };
+
+/**
+ * A grain's units split into runs of adjacent ones (a gap: units of other
+ * grains lie between). A year by country, say, reads whole months and the
+ * days at both ends; one bucket range over those days would span the year.
+ */
+export function unitRuns(units: Cover[Grain], grain: Grain): Cover[Grain][] {
+  const runs: Cover[Grain][] = [];
+  units.firstQuarter.forEach((q, i) => {
+    const last = runs[runs.length - 1];
+    const prev = last?.firstQuarter[last.firstQuarter.length - 1];
+    const run = last !== undefined && prev !== undefined && q - prev <= MAX_UNIT_QUARTERS[grain] ? last : { firstQuarter: [], bucketIndex: [] };
+    if (run !== last) runs.push(run);
+    run.firstQuarter.push(q);
+    run.bucketIndex.push(units.bucketIndex[i] as number);
+  });
+  return runs;
+}
+
 export interface CompileContext {
   /** Local date (YYYY-MM-DD, account timezone) for "current" budgets. */
   today: string;
@@ -178,20 +199,21 @@ export function compileInsights(req: InsightsRequest, ctx: CompileContext): Comp
   const cover = coverBuckets(buckets, req.granularity, ctx.calendarZone);
   const dSeg = req.segment === null ? [] : req.segment === 'product' ? ['r.feed_value AS seg_feed', 'r.item_value AS seg_item'] : ['r.segment_value AS seg_value'];
   const dSegCol = (c: 'value' | 'feed' | 'item') => (c === 'value' ? 'r.segment_value' : c === 'feed' ? 'r.feed_value' : 'r.item_value');
-  const parts = GRAINS.filter((g) => cover[g].firstQuarter.length > 0).map((grain) => {
-    const units = cover[grain];
-    const where = [
-      scopePredicate(req, 'r', p),
-      `r.segment = ${p.add(req.segment ?? 'none')}`,
-      // Units are listed in time order.
-      `r.bucket >= ${p.add(units.firstQuarter[0] ?? 0)} AND r.bucket <= ${p.add(units.firstQuarter[units.firstQuarter.length - 1] ?? 0)}`,
-      `r.load_seq <= ${wm}`,
-      ...req.filters.map((f) => rowFilter(f, 'r', dSegCol, p)).filter((s): s is string => s !== null),
-    ];
-    return `SELECT um.b, r.${ent}${dSeg.map((x) => `, ${x}`).join('')}, r.impressions, r.clicks, r.spend_micros
+  const parts = GRAINS.flatMap((grain) =>
+    unitRuns(cover[grain], grain).map((units) => {
+      const where = [
+        scopePredicate(req, 'r', p),
+        `r.segment = ${p.add(req.segment ?? 'none')}`,
+        // A run's units are adjacent and in time order: its bucket range holds nothing else, so the scan skips the rest by min/max.
+        `r.bucket >= ${p.add(units.firstQuarter[0] ?? 0)} AND r.bucket <= ${p.add(units.firstQuarter[units.firstQuarter.length - 1] ?? 0)}`,
+        `r.load_seq <= ${wm}`,
+        ...req.filters.map((f) => rowFilter(f, 'r', dSegCol, p)).filter((s): s is string => s !== null),
+      ];
+      return `SELECT um.b, r.${ent}${dSeg.map((x) => `, ${x}`).join('')}, r.impressions, r.clicks, r.spend_micros
       FROM ${GRAIN_TABLE[grain]} r JOIN (SELECT unnest(${p.add(sqlList(units.firstQuarter))})::BIGINT AS q, unnest(${p.add(sqlList(units.bucketIndex))})::INTEGER AS b) um ON um.q = r.bucket
       WHERE ${where.join('\n        AND ')}`;
-  });
+    }),
+  );
   const dlv = `SELECT b, ${[ent, ...segs].join(', ')}, sum(impressions) AS imp, sum(clicks) AS clk, sum(spend_micros) AS spend
     FROM (
       ${parts.join('\n      UNION ALL\n      ')}
