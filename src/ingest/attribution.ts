@@ -29,14 +29,21 @@ export async function refreshAttribution(tx: Queryable, added: string, tag: stri
        SELECT * FROM ${touched} u WHERE EXISTS (SELECT 1 FROM events e WHERE e.type = 'conversion' AND e.ad_account_id = u.account AND e.user_id = u.user_id)`,
     );
     if (Number((await tx.get(`SELECT count(*) AS n FROM ${users}`))?.['n']) === 0) return;
-    const touches = (type: string) =>
+    // Only touches on a conversion's UTC day or the `days` days before it can be in a window (30 days for
+    // clicks, 1 for views), so only those are read: the latest touch at or before a conversion, if it is
+    // in the window at all, is among them, and is then the latest of them too.
+    const touches = (type: string, days: number) =>
       `SELECT e.ad_account_id, e.user_id, e.ts_us, max(e.event_id) AS event_id
-       FROM events e JOIN ${users} u ON e.ad_account_id = u.account AND e.user_id = u.user_id
+       FROM events e SEMI JOIN (
+         SELECT DISTINCT c.ad_account_id, c.user_id, c.day - k.k AS day FROM conv_days c, range(${days + 1}) k(k)
+       ) d ON e.ad_account_id = d.ad_account_id AND e.user_id = d.user_id AND e.ts_us // ${DAY_US} = d.day
        WHERE e.type = '${type}' GROUP BY ALL`;
     const attributed = `
        WITH convs AS (
          SELECT e.* FROM events e JOIN ${users} u ON e.ad_account_id = u.account AND e.user_id = u.user_id WHERE e.type = 'conversion'
-       ), clicks AS (${touches('click')}), views AS (${touches('impression')}),
+       ), conv_days AS (
+         SELECT DISTINCT ad_account_id, user_id, ts_us // ${DAY_US} AS day FROM convs
+       ), clicks AS (${touches('click', 30)}), views AS (${touches('impression', 1)}),
        latest AS (
          SELECT c.ad_account_id, c.user_id, c.event_id, c.ts_us, c.event_name, c.value, c.currency,
            k.event_id AS click_id, k.ts_us AS click_ts, v.event_id AS view_id, v.ts_us AS view_ts
