@@ -130,7 +130,7 @@ export async function loadEventFile(
 ): Promise<LoadSummary> {
   const nowUs = deps.clock.nowMs() * 1000;
   const tag = randomToken(8);
-  const [stage, checked, fresh, added, touched] = [`stage_${tag}`, `checked_${tag}`, `fresh_${tag}`, `added_${tag}`, `touched_${tag}`];
+  const [stage, checked, skipped, touched] = [`stage_${tag}`, `checked_${tag}`, `skipped_${tag}`, `touched_${tag}`];
   const run = deps.store.transaction(async (tx) => {
     const mark = tracer(req.source);
     try {
@@ -154,12 +154,13 @@ export async function loadEventFile(
       );
       mark('quarantine');
       // Stored by this load: the first valid occurrence in the file of an
-      // (account, event id), if not stored before. Repeats are looked for on a
-      // 64-bit hash of the key first (an integer aggregate), and only rows
-      // whose hash repeats are ranked on the key itself; rows are copied once,
-      // into events.
+      // (account, event id), if not stored before. The load lists the valid
+      // rows it will not store (`skipped` holds those: usually few), so picking
+      // the new rows is an anti join against a small table. Repeats are looked
+      // for on a 64-bit hash of the key first (an integer aggregate), and only
+      // rows whose hash repeats are ranked on the key itself.
       await tx.run(
-        `CREATE TEMP TABLE ${fresh} AS
+        `CREATE TEMP TABLE ${skipped} AS
          WITH valid AS (
            SELECT line_no, account, event_id, hash(account, event_id) AS h FROM ${checked} WHERE reason IS NULL
          ), repeated AS (
@@ -168,21 +169,16 @@ export async function loadEventFile(
            SELECT line_no FROM valid SEMI JOIN repeated USING (h)
            QUALIFY row_number() OVER (PARTITION BY account, event_id ORDER BY line_no) > 1
          )
-         SELECT line_no FROM valid v ANTI JOIN later USING (line_no)
-         ANTI JOIN events e ON e.ad_account_id = v.account AND e.event_id = v.event_id`,
+         SELECT line_no FROM later
+         UNION
+         SELECT line_no FROM valid v SEMI JOIN events e ON e.ad_account_id = v.account AND e.event_id = v.event_id`,
       );
       mark('dedup');
-      // The new events, picked out of the checked rows once: the insert and every refresh scan this plain table.
-      await tx.run(
-        `CREATE TEMP TABLE ${added} AS
-         SELECT account, event_id, type, ts_us, ad_id, ad_group, campaign, user_id, country, device, platform,
-           product_feed_id, product_item_id, cost, event_name, amount, currency
-         FROM ${checked} SEMI JOIN ${fresh} USING (line_no)`,
-      );
-      mark('pick');
+      // The new events as the insert and the refreshes read them: the valid checked rows less the few skipped.
+      const added = `(SELECT c.* FROM ${checked} c ANTI JOIN ${skipped} USING (line_no) WHERE c.reason IS NULL)`;
       const counts = Counts.parse(
         await tx.get(
-          `SELECT count(*) AS rows_read, count(*) FILTER (WHERE reason IS NULL) AS valid, (SELECT count(*) FROM ${fresh}) AS stored,
+          `SELECT count(*) AS rows_read, count(*) FILTER (WHERE reason IS NULL) AS valid, count(*) FILTER (WHERE reason IS NULL) - (SELECT count(*) FROM ${skipped}) AS stored,
              count(*) FILTER (WHERE reason IS NOT NULL) AS quarantined FROM ${checked}`,
         ),
       );
@@ -201,9 +197,13 @@ export async function loadEventFile(
       mark('counts');
       // A check only: nothing is stored (the transaction rolls back).
       if (options.dryRun) throw new DryRunDone(summary);
-      // Everything later reads the new events only: free the checked rows.
-      await tx.run(`DROP TABLE ${checked}`);
-      await tx.run(`INSERT INTO events SELECT *, $run, $now_us FROM ${added}`, { run: req.runId, now_us: nowUs });
+      await tx.run(
+        `INSERT INTO events
+         SELECT account, event_id, type, ts_us, ad_id, ad_group, campaign, user_id, country, device, platform,
+           product_feed_id, product_item_id, cost, event_name, amount, currency, $run, $now_us
+         FROM ${added}`,
+        { run: req.runId, now_us: nowUs },
+      );
       mark('insert');
       // This load's place in the data's history (snapshot reads, 0009_data_versions.sql).
       const seq = Number((await tx.get(`SELECT nextval('data_load_seq') AS s`))?.['s']);
@@ -219,7 +219,7 @@ export async function loadEventFile(
       await options.beforeCommit?.(tx, summary);
       return summary;
     } finally {
-      for (const t of [stage, checked, fresh, added, touched, ...stageLeftovers(tag)]) await tx.run(`DROP TABLE IF EXISTS ${t}`).catch(() => undefined);
+      for (const t of [stage, checked, skipped, touched, ...stageLeftovers(tag)]) await tx.run(`DROP TABLE IF EXISTS ${t}`).catch(() => undefined);
     }
   });
   try {
