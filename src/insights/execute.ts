@@ -68,9 +68,19 @@ export async function runInsights(deps: { store: Store; clock: Clock }, req: Ins
     const nowMs = deps.clock.nowMs();
     table = snapshots.lookup(key, nowMs) ?? (await snapshots.make(key, compiled.sql, compiled.params, nowMs, signal));
   }
-  const source: CompiledQuery = table === null ? compiled : { ...compiled, sql: `SELECT * FROM ${table}`, params: {} };
-  const page = pageQuery(source, req.limit, cursor === null ? null : { direction: cursor.direction, keys: cursor.token.k });
-  let rows = await deps.store.all(page.sql, page.params, signal === undefined ? {} : { signal });
+  const keys = cursor === null ? null : { direction: cursor.direction, keys: cursor.token.k };
+  const read = (q: CompiledQuery) => {
+    const page = pageQuery(q, req.limit, keys);
+    return deps.store.all(page.sql, page.params, signal === undefined ? {} : { signal });
+  };
+  let rows: Row[];
+  try {
+    rows = await read(table === null ? compiled : { ...compiled, sql: `SELECT * FROM ${table}`, params: {} });
+  } catch (err) {
+    // A snapshot another request evicted between lookup and read: the full query gives the same page.
+    if (table === null || signal?.aborted === true) throw err;
+    rows = await read(compiled);
+  }
   const hasMore = rows.length > req.limit;
   rows = rows.slice(0, req.limit);
   if (cursor?.direction === 'before') rows.reverse();
