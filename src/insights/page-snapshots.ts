@@ -37,7 +37,7 @@ class Snapshots {
   /** By snapshot key, in least-recently-used order (a Map keeps insertion order). */
   private readonly entries = new Map<string, Entry>();
   private attached: Promise<void> | null = null;
-  /** Query texts whose result was recently too large to keep: their first pages skip the attempt (it would cost a second run). */
+  /** Query texts whose result was recently too large to keep: their cursor pages skip the attempt (it would cost a second run). */
   private readonly tooLarge = new Set<string>();
 
   constructor(private readonly store: Store) {}
