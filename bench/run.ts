@@ -11,7 +11,7 @@ import { ratelimitSuite } from './ratelimit.js';
 
 /**
  * `npm run bench [-- http] [--seconds N] [--connections N]`
- * `npm run bench -- ingest [--events N (10M)] [--base M (50M)] [--formats parquet,ndjson,csv]`
+ * `npm run bench -- ingest [--events N (10M)] [--base M (50M)] [--formats parquet,ndjson,csv] [--data DIR (keep the base store; --formats none builds only it)]`
  * `npm run bench -- query [--events N (50M)] [--data DIR]`
  * `npm run bench -- ratelimit [--seconds N (10)]`: limits, growth rule and overload shedding on loopback (bench/ratelimit.ts)
  * `npm run bench -- conversions [--events N (50M)] [--data DIR]` (the query suite's data set)
@@ -29,7 +29,7 @@ interface Args {
   /** Whether --events was given (suites have their own defaults). */
   eventsGiven: boolean;
   base: number;
-  /** `--data DIR`: keep the suite's store there and reuse it next time (query suite). */
+  /** `--data DIR`: keep the suite's store there and reuse it next time (query suite; ingest: the base store, which the timed loads then grow). */
   data: string | null;
   /** `--formats parquet,csv`: the ingest suite's formats (default all three). */
   formats: string[] | null;
@@ -178,18 +178,24 @@ const mib = (n: number) => `${n.toFixed(0)}`;
  * broken lines). Peak RSS is measured per load.
  */
 async function ingestSuite(args: Args): Promise<Record<string, string>[]> {
-  const b = await benchContext('ingest');
+  const b = await benchContext('ingest', args.data);
   const { store, ctx, log, dir } = b;
   try {
-    const made = await runCommand(ctx, 'accounts.create', { name: 'Bench', url: 'https://bench.example', timezone: 'America/New_York', currency: 'USD', enable: ['conversion_bidding'] });
-    const account = made.account.id;
+    // A kept store (--data) that already holds the bench account is reused as the base.
+    const kept = await store.get(`SELECT a.id, (SELECT count(*) FROM events e WHERE e.ad_account_id = a.id) AS n FROM ad_accounts a WHERE a.name = 'Bench' LIMIT 1`);
+    const account =
+      kept !== undefined
+        ? String(kept['id'])
+        : (await runCommand(ctx, 'accounts.create', { name: 'Bench', url: 'https://bench.example', timezone: 'America/New_York', currency: 'USD', enable: ['conversion_bidding'] })).account.id;
+    const baseHeld = kept === undefined ? 0 : Number(kept['n']);
+    if (kept !== undefined) log(`reusing ${baseHeld} stored events in ${dir}`);
     const generate = (seed: number, events: number, out: string, days: number, createEntities = false) =>
       runCommand(ctx, 'events.generate', { account, days, events, seed, out, create_entities: createEntities });
     const load = (files: string[]) => loadRun(ctx, account, files);
     // The existing store: base events over 90 days, in files of at most 10M rows.
     let t0 = performance.now();
     const chunk = 10_000_000;
-    for (let i = 0, seed = 100; i < args.base; i += chunk, seed++) {
+    for (let i = 0, seed = 100; kept === undefined && i < args.base; i += chunk, seed++) {
       const file = join(dir, `base-${seed}.parquet`);
       await generate(seed, Math.min(chunk, args.base - i), file, 90, i === 0);
       const run = await load([file]);
@@ -197,7 +203,7 @@ async function ingestSuite(args: Args): Promise<Record<string, string>[]> {
       rmSync(file);
       log(`base: ${i + Math.min(chunk, args.base - i)} events stored (${((performance.now() - t0) / 1000).toFixed(0)} s)`);
     }
-    if (args.base === 0) await generate(1, 1, join(dir, 'entities.parquet'), 1, true);
+    if (kept === undefined && args.base === 0) await generate(1, 1, join(dir, 'entities.parquet'), 1, true);
 
     const bareRead: Record<string, (f: string) => string> = {
       parquet: (f) => `read_parquet('${f}')`,
@@ -234,7 +240,7 @@ async function ingestSuite(args: Args): Promise<Record<string, string>[]> {
       rows.push({
         suite: `ingest ${format}`,
         events: String(args.events),
-        'stored before': String(args.base + rows.reduce((n, r) => n + Number(r['stored']), 0)),
+        'stored before': String((kept === undefined ? args.base : baseHeld) + rows.reduce((n, r) => n + Number(r['stored']), 0)),
         stored: String(run.stored),
         duplicates: String(run.duplicates),
         quarantined: String(run.quarantined),

@@ -1,70 +1,102 @@
 import type { Queryable } from '../store/store.js';
 
 /**
- * Last-touch, click-first attribution (EVENTS.md) for every conversion of
- * the (account, user) pairs a load touched, recomputed from stored events: a
- * late click or impression corrects earlier conversions, and the result does
- * not depend on the order events arrived in.
+ * Last-touch, click-first attribution (EVENTS.md), kept current per load:
+ * a late click or impression corrects earlier conversions, and the result
+ * does not depend on the order events arrived in.
+ *
+ * A load can change the attribution of two kinds of conversion only: its own
+ * new ones, and stored ones that one of its new touches could now be the
+ * attributed touch of. A touch can only be attributed to a conversion at or
+ * after it and at most 30 days (clicks) or 1 day (impressions) later, so a
+ * stored conversion outside every such span of every new touch keeps its
+ * attribution, and is not read again. The affected ones are recomputed from
+ * stored events; their current rows end with this load (kept for snapshot
+ * reads until compaction) and their new rows start with it.
  *
  * The latest click at or before a conversion is found once (an ASOF join);
  * it is the attributed click for every click window it falls in, since an
  * older click cannot be inside a window the latest one is outside of. Ties
- * on time go to the larger event id (pre-aggregated per time).
+ * on time go to the larger event id (touches are pre-aggregated per time,
+ * carrying the winning touch's own fields, so the result needs no lookup of
+ * the touch by id afterwards).
  */
 const DAY_US = 86_400_000_000;
+/** The longest click window and the view window, in days (EVENTS.md). */
+const CLICK_DAYS = 30;
+const VIEW_DAYS = 1;
 
-/** `added`: the new events (account, user_id); `tag` names the temporary tables. */
+/** `added`: the new events (as the loader's checked rows); `tag` names the temporary tables. */
 export async function refreshAttribution(tx: Queryable, added: string, tag: string, seq: number): Promise<void> {
-  const [touched, users] = [`touched_users_${tag}`, `users_${tag}`];
-  await tx.run(`CREATE TEMP TABLE ${touched} AS SELECT DISTINCT account, user_id FROM ${added} WHERE user_id IS NOT NULL`);
+  const affected = `affected_convs_${tag}`;
+  const touches = `new_touches_${tag}`;
   try {
-    // The touched users' rows end with this load (kept for snapshot reads until compaction); their new rows start with it.
+    // The new touches that could be attributed to some conversion: only those with a user, per user and time.
     await tx.run(
-      `UPDATE attributions a SET valid_to = $seq FROM ${touched} u WHERE a.ad_account_id = u.account AND a.user_id = u.user_id AND a.valid_to IS NULL`,
+      `CREATE TEMP TABLE ${touches} AS
+       SELECT account, user_id, ts_us, max(CASE type WHEN 'click' THEN ${CLICK_DAYS} ELSE ${VIEW_DAYS} END) * ${DAY_US} AS reach_us
+       FROM ${added} WHERE type IN ('impression', 'click') AND user_id IS NOT NULL GROUP BY ALL`,
+    );
+    // The conversions to recompute: this load's own, and stored ones within the reach of a new touch of the same user.
+    await tx.run(
+      `CREATE TEMP TABLE ${affected} AS
+       SELECT account AS ad_account_id, user_id, event_id, ts_us FROM ${added} WHERE type = 'conversion'
+       UNION
+       SELECT c.ad_account_id, c.user_id, c.event_id, c.ts_us
+       FROM events c SEMI JOIN ${touches} t ON c.ad_account_id = t.account AND c.user_id = t.user_id
+         AND t.ts_us <= c.ts_us AND c.ts_us - t.ts_us <= t.reach_us
+       WHERE c.type = 'conversion'
+         AND c.ts_us BETWEEN (SELECT min(ts_us) FROM ${touches}) AND (SELECT max(ts_us) + ${CLICK_DAYS * DAY_US} FROM ${touches})`,
+    );
+    if (Number((await tx.get(`SELECT count(*) AS n FROM ${affected}`))?.['n']) === 0) return;
+    await tx.run(
+      `UPDATE attributions a SET valid_to = $seq FROM ${affected} f
+       WHERE a.ad_account_id = f.ad_account_id AND a.conversion_event_id = f.event_id AND a.valid_to IS NULL`,
       { seq },
     );
-    // Only users with conversions have any to attribute: the others' touches are not read at all.
-    await tx.run(
-      `CREATE TEMP TABLE ${users} AS
-       SELECT * FROM ${touched} u WHERE EXISTS (SELECT 1 FROM events e WHERE e.type = 'conversion' AND e.ad_account_id = u.account AND e.user_id = u.user_id)`,
-    );
-    if (Number((await tx.get(`SELECT count(*) AS n FROM ${users}`))?.['n']) === 0) return;
-    // Only touches on a conversion's UTC day or the `days` days before it can be in a window (30 days for
-    // clicks, 1 for views), so only those are read: the latest touch at or before a conversion, if it is
-    // in the window at all, is among them, and is then the latest of them too.
-    const touches = (type: string, days: number) =>
-      `SELECT e.ad_account_id, e.user_id, e.ts_us, max(e.event_id) AS event_id
+    // Only touches on a conversion's UTC day or the days before it that a window can reach are read: the
+    // latest touch at or before a conversion, if it is in a window at all, is among them, and is then the
+    // latest of them too.
+    const touchesOf = (type: string, days: number) =>
+      `SELECT e.ad_account_id, e.user_id, e.ts_us, max(e.event_id) AS event_id,
+         arg_max({ad_id: e.ad_id, ad_group_id: e.ad_group_id, campaign_id: e.campaign_id, country: e.country, device: e.device,
+           platform: e.platform, product_feed_id: e.product_feed_id, product_item_id: e.product_item_id}, e.event_id) AS t
        FROM events e SEMI JOIN (
          SELECT DISTINCT c.ad_account_id, c.user_id, c.day - k.k AS day FROM conv_days c, range(${days + 1}) k(k)
        ) d ON e.ad_account_id = d.ad_account_id AND e.user_id = d.user_id AND e.ts_us // ${DAY_US} = d.day
-       WHERE e.type = '${type}' GROUP BY ALL`;
+       WHERE e.type = '${type}'
+         AND e.ts_us BETWEEN (SELECT (min(day) - ${days}) * ${DAY_US} FROM conv_days) AND (SELECT (max(day) + 1) * ${DAY_US} FROM conv_days)
+       GROUP BY e.ad_account_id, e.user_id, e.ts_us`;
     const attributed = `
        WITH convs AS (
-         SELECT e.* FROM events e JOIN ${users} u ON e.ad_account_id = u.account AND e.user_id = u.user_id WHERE e.type = 'conversion'
+         SELECT e.* FROM events e SEMI JOIN ${affected} f ON e.ad_account_id = f.ad_account_id AND e.event_id = f.event_id
+         WHERE e.type = 'conversion' AND e.ts_us BETWEEN (SELECT min(ts_us) FROM ${affected}) AND (SELECT max(ts_us) FROM ${affected})
        ), conv_days AS (
          SELECT DISTINCT ad_account_id, user_id, ts_us // ${DAY_US} AS day FROM convs
-       ), clicks AS (${touches('click', 30)}), views AS (${touches('impression', 1)}),
+       ), clicks AS (${touchesOf('click', CLICK_DAYS)}), views AS (${touchesOf('impression', VIEW_DAYS)}),
        latest AS (
          SELECT c.ad_account_id, c.user_id, c.event_id, c.ts_us, c.event_name, c.value, c.currency,
-           k.event_id AS click_id, k.ts_us AS click_ts, v.event_id AS view_id, v.ts_us AS view_ts
+           k.event_id AS click_id, k.ts_us AS click_ts, k.t AS click, v.event_id AS view_id, v.ts_us AS view_ts, v.t AS view
          FROM convs c
          ASOF LEFT JOIN clicks k ON k.ad_account_id = c.ad_account_id AND k.user_id = c.user_id AND k.ts_us <= c.ts_us
          ASOF LEFT JOIN views v ON v.ad_account_id = c.ad_account_id AND v.user_id = c.user_id AND v.ts_us <= c.ts_us
        ), chosen AS (
          SELECT l.*, w.click_window, w.view_window,
            CASE WHEN l.click_ts >= l.ts_us - w.click_window * ${DAY_US} THEN 'click'
-                WHEN w.view_window = 1 AND l.view_ts >= l.ts_us - ${DAY_US} THEN 'view' END AS kind
+                WHEN w.view_window = 1 AND l.view_ts >= l.ts_us - ${VIEW_DAYS * DAY_US} THEN 'view' END AS kind
          FROM latest l, (SELECT * FROM (VALUES (7), (14), (30)) c(click_window), (VALUES (0), (1)) v(view_window)) w
+       ), picked AS (
+         SELECT ch.*, CASE ch.kind WHEN 'click' THEN ch.click_id ELSE ch.view_id END AS touch_id,
+           CASE ch.kind WHEN 'click' THEN ch.click_ts ELSE ch.view_ts END AS touch_ts,
+           CASE ch.kind WHEN 'click' THEN ch.click ELSE ch.view END AS touch
+         FROM chosen ch WHERE ch.kind IS NOT NULL
        )
-       SELECT ch.ad_account_id, ch.user_id, ch.event_id, ch.click_window, ch.view_window, ch.kind, t.event_id,
-         t.ad_id, t.ad_group_id, t.campaign_id, t.country, t.device, t.platform, t.product_feed_id, t.product_item_id,
-         t.ts_us, ch.ts_us, ch.event_name, ch.value, ch.currency, $seq, NULL
-       FROM chosen ch
-       JOIN events t ON t.ad_account_id = ch.ad_account_id
-         AND t.event_id = CASE ch.kind WHEN 'click' THEN ch.click_id ELSE ch.view_id END
-       WHERE ch.kind IS NOT NULL`;
+       SELECT p.ad_account_id, p.user_id, p.event_id, p.click_window, p.view_window, p.kind, p.touch_id,
+         p.touch.ad_id, p.touch.ad_group_id, p.touch.campaign_id, p.touch.country, p.touch.device, p.touch.platform,
+         p.touch.product_feed_id, p.touch.product_item_id, p.touch_ts, p.ts_us, p.event_name, p.value, p.currency, $seq, NULL
+       FROM picked p`;
     await tx.run(`INSERT INTO attributions ${attributed}`, { seq });
   } finally {
-    for (const t of [touched, users]) await tx.run(`DROP TABLE IF EXISTS ${t}`);
+    for (const t of [affected, touches]) await tx.run(`DROP TABLE IF EXISTS ${t}`);
   }
 }
