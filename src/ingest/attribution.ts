@@ -28,25 +28,27 @@ const VIEW_DAYS = 1;
 
 /** `added`: the new events (as the loader's checked rows); `tag` names the temporary tables. */
 export async function refreshAttribution(tx: Queryable, added: string, tag: string, seq: number): Promise<void> {
-  const affected = `affected_convs_${tag}`;
-  const touches = `new_touches_${tag}`;
+  const [affected, touches, clickDays, viewDays] = [`affected_convs_${tag}`, `new_touches_${tag}`, `click_days_${tag}`, `view_days_${tag}`];
   try {
-    // The new touches that could be attributed to some conversion: only those with a user, per user and time.
+    // The new touches that could be attributed to some conversion: only those with a user.
     await tx.run(
       `CREATE TEMP TABLE ${touches} AS
-       SELECT account, user_id, ts_us, max(CASE type WHEN 'click' THEN ${CLICK_DAYS} ELSE ${VIEW_DAYS} END) * ${DAY_US} AS reach_us
-       FROM ${added} WHERE type IN ('impression', 'click') AND user_id IS NOT NULL GROUP BY ALL`,
+       SELECT account, user_id, ts_us, type = 'click' AS is_click FROM ${added} WHERE type IN ('impression', 'click') AND user_id IS NOT NULL`,
     );
-    // The conversions to recompute: this load's own, and stored ones within the reach of a new touch of the same user.
+    // The conversions to recompute (with what the rows need of them): this load's own, and stored ones that a new touch of the same user is
+    // within reach of. The latest new touch at or before a conversion is the nearest, so checking it alone
+    // (an ASOF join per kind) tells whether any is.
     await tx.run(
       `CREATE TEMP TABLE ${affected} AS
-       SELECT account AS ad_account_id, user_id, event_id, ts_us FROM ${added} WHERE type = 'conversion'
+       SELECT account AS ad_account_id, user_id, event_id, ts_us, event_name, amount AS value, currency FROM ${added} WHERE type = 'conversion'
        UNION
-       SELECT c.ad_account_id, c.user_id, c.event_id, c.ts_us
-       FROM events c SEMI JOIN ${touches} t ON c.ad_account_id = t.account AND c.user_id = t.user_id
-         AND t.ts_us <= c.ts_us AND c.ts_us - t.ts_us <= t.reach_us
+       SELECT c.ad_account_id, c.user_id, c.event_id, c.ts_us, c.event_name, c.value, c.currency
+       FROM events c
+       ASOF LEFT JOIN (SELECT * FROM ${touches} WHERE is_click) k ON k.account = c.ad_account_id AND k.user_id = c.user_id AND k.ts_us <= c.ts_us
+       ASOF LEFT JOIN (SELECT * FROM ${touches} WHERE NOT is_click) v ON v.account = c.ad_account_id AND v.user_id = c.user_id AND v.ts_us <= c.ts_us
        WHERE c.type = 'conversion'
-         AND c.ts_us BETWEEN (SELECT min(ts_us) FROM ${touches}) AND (SELECT max(ts_us) + ${CLICK_DAYS * DAY_US} FROM ${touches})`,
+         AND c.ts_us BETWEEN (SELECT min(ts_us) FROM ${touches}) AND (SELECT max(ts_us) + ${CLICK_DAYS * DAY_US} FROM ${touches})
+         AND (c.ts_us - k.ts_us <= ${CLICK_DAYS * DAY_US} OR c.ts_us - v.ts_us <= ${VIEW_DAYS * DAY_US})`,
     );
     if (Number((await tx.get(`SELECT count(*) AS n FROM ${affected}`))?.['n']) === 0) return;
     await tx.run(
@@ -56,28 +58,28 @@ export async function refreshAttribution(tx: Queryable, added: string, tag: stri
     );
     // Only touches on a conversion's UTC day or the days before it that a window can reach are read: the
     // latest touch at or before a conversion, if it is in a window at all, is among them, and is then the
-    // latest of them too.
-    const touchesOf = (type: string, days: number) =>
+    // latest of them too. The days are tables of their own, so the planner knows they are the small side.
+    for (const [table, days] of [[clickDays, CLICK_DAYS], [viewDays, VIEW_DAYS]] as const) {
+      await tx.run(
+        `CREATE TEMP TABLE ${table} AS
+         SELECT DISTINCT c.ad_account_id, c.user_id, c.day - k.k AS day
+         FROM (SELECT DISTINCT ad_account_id, user_id, ts_us // ${DAY_US} AS day FROM ${affected}) c, range(${days + 1}) k(k)`,
+      );
+    }
+    const touchesOf = (type: string, days: string) =>
       `SELECT e.ad_account_id, e.user_id, e.ts_us, max(e.event_id) AS event_id,
          arg_max({ad_id: e.ad_id, ad_group_id: e.ad_group_id, campaign_id: e.campaign_id, country: e.country, device: e.device,
            platform: e.platform, product_feed_id: e.product_feed_id, product_item_id: e.product_item_id}, e.event_id) AS t
-       FROM events e SEMI JOIN (
-         SELECT DISTINCT c.ad_account_id, c.user_id, c.day - k.k AS day FROM conv_days c, range(${days + 1}) k(k)
-       ) d ON e.ad_account_id = d.ad_account_id AND e.user_id = d.user_id AND e.ts_us // ${DAY_US} = d.day
+       FROM events e SEMI JOIN ${days} d ON e.ad_account_id = d.ad_account_id AND e.user_id = d.user_id AND e.ts_us // ${DAY_US} = d.day
        WHERE e.type = '${type}'
-         AND e.ts_us BETWEEN (SELECT (min(day) - ${days}) * ${DAY_US} FROM conv_days) AND (SELECT (max(day) + 1) * ${DAY_US} FROM conv_days)
+         AND e.ts_us BETWEEN (SELECT min(day) * ${DAY_US} FROM ${days}) AND (SELECT (max(day) + 1) * ${DAY_US} FROM ${days})
        GROUP BY e.ad_account_id, e.user_id, e.ts_us`;
     const attributed = `
-       WITH convs AS (
-         SELECT e.* FROM events e SEMI JOIN ${affected} f ON e.ad_account_id = f.ad_account_id AND e.event_id = f.event_id
-         WHERE e.type = 'conversion' AND e.ts_us BETWEEN (SELECT min(ts_us) FROM ${affected}) AND (SELECT max(ts_us) FROM ${affected})
-       ), conv_days AS (
-         SELECT DISTINCT ad_account_id, user_id, ts_us // ${DAY_US} AS day FROM convs
-       ), clicks AS (${touchesOf('click', CLICK_DAYS)}), views AS (${touchesOf('impression', VIEW_DAYS)}),
+       WITH clicks AS (${touchesOf('click', clickDays)}), views AS (${touchesOf('impression', viewDays)}),
        latest AS (
          SELECT c.ad_account_id, c.user_id, c.event_id, c.ts_us, c.event_name, c.value, c.currency,
            k.event_id AS click_id, k.ts_us AS click_ts, k.t AS click, v.event_id AS view_id, v.ts_us AS view_ts, v.t AS view
-         FROM convs c
+         FROM ${affected} c
          ASOF LEFT JOIN clicks k ON k.ad_account_id = c.ad_account_id AND k.user_id = c.user_id AND k.ts_us <= c.ts_us
          ASOF LEFT JOIN views v ON v.ad_account_id = c.ad_account_id AND v.user_id = c.user_id AND v.ts_us <= c.ts_us
        ), chosen AS (
@@ -97,6 +99,6 @@ export async function refreshAttribution(tx: Queryable, added: string, tag: stri
        FROM picked p`;
     await tx.run(`INSERT INTO attributions ${attributed}`, { seq });
   } finally {
-    for (const t of [affected, touches]) await tx.run(`DROP TABLE IF EXISTS ${t}`);
+    for (const t of [affected, touches, clickDays, viewDays]) await tx.run(`DROP TABLE IF EXISTS ${t}`);
   }
 }
