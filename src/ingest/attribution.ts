@@ -35,9 +35,9 @@ export async function refreshAttribution(tx: Queryable, added: string, tag: stri
       `CREATE TEMP TABLE ${touches} AS
        SELECT account, user_id, ts_us, type = 'click' AS is_click FROM ${added} WHERE type IN ('impression', 'click') AND user_id IS NOT NULL`,
     );
-    // The conversions to recompute (with what the rows need of them): this load's own, and stored ones that a new touch of the same user is
-    // within reach of. The latest new touch at or before a conversion is the nearest, so checking it alone
-    // (an ASOF join per kind) tells whether any is.
+    // The conversions to recompute (with what their rows need): this load's own, and stored ones that a
+    // new touch of the same user is within reach of. The latest new touch at or before a conversion is the
+    // nearest, so checking it alone (an ASOF join per kind) tells whether any is.
     await tx.run(
       `CREATE TEMP TABLE ${affected} AS
        SELECT account AS ad_account_id, user_id, event_id, ts_us, event_name, amount AS value, currency FROM ${added} WHERE type = 'conversion'
