@@ -26,79 +26,88 @@ const DAY_US = 86_400_000_000;
 const CLICK_DAYS = 30;
 const VIEW_DAYS = 1;
 
-/** `added`: the new events (as the loader's checked rows); `tag` names the temporary tables. */
-export async function refreshAttribution(tx: Queryable, added: string, tag: string, seq: number): Promise<void> {
-  const [affected, touches, clickDays, viewDays] = [`affected_convs_${tag}`, `new_touches_${tag}`, `click_days_${tag}`, `view_days_${tag}`];
-  try {
-    // The new touches that could be attributed to some conversion: only those with a user.
-    await tx.run(
-      `CREATE TEMP TABLE ${touches} AS
-       SELECT account, user_id, ts_us, type = 'click' AS is_click FROM ${added} WHERE type IN ('impression', 'click') AND user_id IS NOT NULL`,
+/** The scratch tables of one load's attribution (`tag` names them). */
+export const attributionTables = (tag: string) =>
+  [`affected_convs_${tag}`, `new_touches_${tag}`, `click_days_${tag}`, `view_days_${tag}`] as const;
+
+/**
+ * Lists the conversions a load's new events (`added`, as the loader's
+ * checked rows) can change the attribution of. It only reads, so the loader
+ * runs it before its transaction, holding the writer (Store.writerSession).
+ */
+export async function stageAttribution(q: Queryable, added: string, tag: string): Promise<void> {
+  const [affected, touches, clickDays, viewDays] = attributionTables(tag);
+  // The new touches that could be attributed to some conversion: only those with a user.
+  await q.run(
+    `CREATE TEMP TABLE ${touches} AS
+     SELECT account, user_id, ts_us, type = 'click' AS is_click FROM ${added} WHERE type IN ('impression', 'click') AND user_id IS NOT NULL`,
+  );
+  // The conversions to recompute (with what their rows need): this load's own, and stored ones that a
+  // new touch of the same user is within reach of. The latest new touch at or before a conversion is the
+  // nearest, so checking it alone (an ASOF join per kind) tells whether any is.
+  await q.run(
+    `CREATE TEMP TABLE ${affected} AS
+     SELECT account AS ad_account_id, user_id, event_id, ts_us, event_name, amount AS value, currency FROM ${added} WHERE type = 'conversion'
+     UNION
+     SELECT c.ad_account_id, c.user_id, c.event_id, c.ts_us, c.event_name, c.value, c.currency
+     FROM events c
+     ASOF LEFT JOIN (SELECT * FROM ${touches} WHERE is_click) k ON k.account = c.ad_account_id AND k.user_id = c.user_id AND k.ts_us <= c.ts_us
+     ASOF LEFT JOIN (SELECT * FROM ${touches} WHERE NOT is_click) v ON v.account = c.ad_account_id AND v.user_id = c.user_id AND v.ts_us <= c.ts_us
+     WHERE c.type = 'conversion'
+       AND c.ts_us BETWEEN (SELECT min(ts_us) FROM ${touches}) AND (SELECT max(ts_us) + ${CLICK_DAYS * DAY_US} FROM ${touches})
+       AND (c.ts_us - k.ts_us <= ${CLICK_DAYS * DAY_US} OR c.ts_us - v.ts_us <= ${VIEW_DAYS * DAY_US})`,
+  );
+  // Only touches on a conversion's UTC day or the days before it that a window can reach are read: the
+  // latest touch at or before a conversion, if it is in a window at all, is among them, and is then the
+  // latest of them too. The days are tables of their own, so the planner knows they are the small side.
+  for (const [table, days] of [[clickDays, CLICK_DAYS], [viewDays, VIEW_DAYS]] as const) {
+    await q.run(
+      `CREATE TEMP TABLE ${table} AS
+       SELECT DISTINCT c.ad_account_id, c.user_id, c.day - k.k AS day
+       FROM (SELECT DISTINCT ad_account_id, user_id, ts_us // ${DAY_US} AS day FROM ${affected}) c, range(${days + 1}) k(k)`,
     );
-    // The conversions to recompute (with what their rows need): this load's own, and stored ones that a
-    // new touch of the same user is within reach of. The latest new touch at or before a conversion is the
-    // nearest, so checking it alone (an ASOF join per kind) tells whether any is.
-    await tx.run(
-      `CREATE TEMP TABLE ${affected} AS
-       SELECT account AS ad_account_id, user_id, event_id, ts_us, event_name, amount AS value, currency FROM ${added} WHERE type = 'conversion'
-       UNION
-       SELECT c.ad_account_id, c.user_id, c.event_id, c.ts_us, c.event_name, c.value, c.currency
-       FROM events c
-       ASOF LEFT JOIN (SELECT * FROM ${touches} WHERE is_click) k ON k.account = c.ad_account_id AND k.user_id = c.user_id AND k.ts_us <= c.ts_us
-       ASOF LEFT JOIN (SELECT * FROM ${touches} WHERE NOT is_click) v ON v.account = c.ad_account_id AND v.user_id = c.user_id AND v.ts_us <= c.ts_us
-       WHERE c.type = 'conversion'
-         AND c.ts_us BETWEEN (SELECT min(ts_us) FROM ${touches}) AND (SELECT max(ts_us) + ${CLICK_DAYS * DAY_US} FROM ${touches})
-         AND (c.ts_us - k.ts_us <= ${CLICK_DAYS * DAY_US} OR c.ts_us - v.ts_us <= ${VIEW_DAYS * DAY_US})`,
-    );
-    if (Number((await tx.get(`SELECT count(*) AS n FROM ${affected}`))?.['n']) === 0) return;
-    await tx.run(
-      `UPDATE attributions a SET valid_to = $seq FROM ${affected} f
-       WHERE a.ad_account_id = f.ad_account_id AND a.conversion_event_id = f.event_id AND a.valid_to IS NULL`,
-      { seq },
-    );
-    // Only touches on a conversion's UTC day or the days before it that a window can reach are read: the
-    // latest touch at or before a conversion, if it is in a window at all, is among them, and is then the
-    // latest of them too. The days are tables of their own, so the planner knows they are the small side.
-    for (const [table, days] of [[clickDays, CLICK_DAYS], [viewDays, VIEW_DAYS]] as const) {
-      await tx.run(
-        `CREATE TEMP TABLE ${table} AS
-         SELECT DISTINCT c.ad_account_id, c.user_id, c.day - k.k AS day
-         FROM (SELECT DISTINCT ad_account_id, user_id, ts_us // ${DAY_US} AS day FROM ${affected}) c, range(${days + 1}) k(k)`,
-      );
-    }
-    const touchesOf = (type: string, days: string) =>
-      `SELECT e.ad_account_id, e.user_id, e.ts_us, max(e.event_id) AS event_id,
-         arg_max({ad_id: e.ad_id, ad_group_id: e.ad_group_id, campaign_id: e.campaign_id, country: e.country, device: e.device,
-           platform: e.platform, product_feed_id: e.product_feed_id, product_item_id: e.product_item_id}, e.event_id) AS t
-       FROM events e SEMI JOIN ${days} d ON e.ad_account_id = d.ad_account_id AND e.user_id = d.user_id AND e.ts_us // ${DAY_US} = d.day
-       WHERE e.type = '${type}'
-         AND e.ts_us BETWEEN (SELECT min(day) * ${DAY_US} FROM ${days}) AND (SELECT (max(day) + 1) * ${DAY_US} FROM ${days})
-       GROUP BY e.ad_account_id, e.user_id, e.ts_us`;
-    const attributed = `
-       WITH clicks AS (${touchesOf('click', clickDays)}), views AS (${touchesOf('impression', viewDays)}),
-       latest AS (
-         SELECT c.ad_account_id, c.user_id, c.event_id, c.ts_us, c.event_name, c.value, c.currency,
-           k.event_id AS click_id, k.ts_us AS click_ts, k.t AS click, v.event_id AS view_id, v.ts_us AS view_ts, v.t AS view
-         FROM ${affected} c
-         ASOF LEFT JOIN clicks k ON k.ad_account_id = c.ad_account_id AND k.user_id = c.user_id AND k.ts_us <= c.ts_us
-         ASOF LEFT JOIN views v ON v.ad_account_id = c.ad_account_id AND v.user_id = c.user_id AND v.ts_us <= c.ts_us
-       ), chosen AS (
-         SELECT l.*, w.click_window, w.view_window,
-           CASE WHEN l.click_ts >= l.ts_us - w.click_window * ${DAY_US} THEN 'click'
-                WHEN w.view_window = 1 AND l.view_ts >= l.ts_us - ${VIEW_DAYS * DAY_US} THEN 'view' END AS kind
-         FROM latest l, (SELECT * FROM (VALUES (7), (14), (30)) c(click_window), (VALUES (0), (1)) v(view_window)) w
-       ), picked AS (
-         SELECT ch.*, CASE ch.kind WHEN 'click' THEN ch.click_id ELSE ch.view_id END AS touch_id,
-           CASE ch.kind WHEN 'click' THEN ch.click_ts ELSE ch.view_ts END AS touch_ts,
-           CASE ch.kind WHEN 'click' THEN ch.click ELSE ch.view END AS touch
-         FROM chosen ch WHERE ch.kind IS NOT NULL
-       )
-       SELECT p.ad_account_id, p.user_id, p.event_id, p.click_window, p.view_window, p.kind, p.touch_id,
-         p.touch.ad_id, p.touch.ad_group_id, p.touch.campaign_id, p.touch.country, p.touch.device, p.touch.platform,
-         p.touch.product_feed_id, p.touch.product_item_id, p.touch_ts, p.ts_us, p.event_name, p.value, p.currency, $seq, NULL
-       FROM picked p`;
-    await tx.run(`INSERT INTO attributions ${attributed}`, { seq });
-  } finally {
-    for (const t of [affected, touches, clickDays, viewDays]) await tx.run(`DROP TABLE IF EXISTS ${t}`);
   }
+}
+
+/** Recomputes the conversions `stageAttribution` listed, inside the load's transaction (`seq`: the load). */
+export async function refreshAttribution(tx: Queryable, tag: string, seq: number): Promise<void> {
+  const [affected, , clickDays, viewDays] = attributionTables(tag);
+  if (Number((await tx.get(`SELECT count(*) AS n FROM ${affected}`))?.['n']) === 0) return;
+  await tx.run(
+    `UPDATE attributions a SET valid_to = $seq FROM ${affected} f
+     WHERE a.ad_account_id = f.ad_account_id AND a.conversion_event_id = f.event_id AND a.valid_to IS NULL`,
+    { seq },
+  );
+  const touchesOf = (type: string, days: string) =>
+    `SELECT e.ad_account_id, e.user_id, e.ts_us, max(e.event_id) AS event_id,
+       arg_max({ad_id: e.ad_id, ad_group_id: e.ad_group_id, campaign_id: e.campaign_id, country: e.country, device: e.device,
+         platform: e.platform, product_feed_id: e.product_feed_id, product_item_id: e.product_item_id}, e.event_id) AS t
+     FROM events e SEMI JOIN ${days} d ON e.ad_account_id = d.ad_account_id AND e.user_id = d.user_id AND e.ts_us // ${DAY_US} = d.day
+     WHERE e.type = '${type}'
+       AND e.ts_us BETWEEN (SELECT min(day) * ${DAY_US} FROM ${days}) AND (SELECT (max(day) + 1) * ${DAY_US} FROM ${days})
+     GROUP BY e.ad_account_id, e.user_id, e.ts_us`;
+  const attributed = `
+     WITH clicks AS (${touchesOf('click', clickDays)}), views AS (${touchesOf('impression', viewDays)}),
+     latest AS (
+       SELECT c.ad_account_id, c.user_id, c.event_id, c.ts_us, c.event_name, c.value, c.currency,
+         k.event_id AS click_id, k.ts_us AS click_ts, k.t AS click, v.event_id AS view_id, v.ts_us AS view_ts, v.t AS view
+       FROM ${affected} c
+       ASOF LEFT JOIN clicks k ON k.ad_account_id = c.ad_account_id AND k.user_id = c.user_id AND k.ts_us <= c.ts_us
+       ASOF LEFT JOIN views v ON v.ad_account_id = c.ad_account_id AND v.user_id = c.user_id AND v.ts_us <= c.ts_us
+     ), chosen AS (
+       SELECT l.*, w.click_window, w.view_window,
+         CASE WHEN l.click_ts >= l.ts_us - w.click_window * ${DAY_US} THEN 'click'
+              WHEN w.view_window = 1 AND l.view_ts >= l.ts_us - ${VIEW_DAYS * DAY_US} THEN 'view' END AS kind
+       FROM latest l, (SELECT * FROM (VALUES (7), (14), (30)) c(click_window), (VALUES (0), (1)) v(view_window)) w
+     ), picked AS (
+       SELECT ch.*, CASE ch.kind WHEN 'click' THEN ch.click_id ELSE ch.view_id END AS touch_id,
+         CASE ch.kind WHEN 'click' THEN ch.click_ts ELSE ch.view_ts END AS touch_ts,
+         CASE ch.kind WHEN 'click' THEN ch.click ELSE ch.view END AS touch
+       FROM chosen ch WHERE ch.kind IS NOT NULL
+     )
+     SELECT p.ad_account_id, p.user_id, p.event_id, p.click_window, p.view_window, p.kind, p.touch_id,
+       p.touch.ad_id, p.touch.ad_group_id, p.touch.campaign_id, p.touch.country, p.touch.device, p.touch.platform,
+       p.touch.product_feed_id, p.touch.product_item_id, p.touch_ts, p.ts_us, p.event_name, p.value, p.currency, $seq, NULL
+     FROM picked p`;
+  await tx.run(`INSERT INTO attributions ${attributed}`, { seq });
 }

@@ -3,7 +3,7 @@ import type { Clock } from '../clock.js';
 import { randomToken } from '../ids.js';
 import type { Queryable, Store } from '../store/store.js';
 import { DEVICES, EVENT_FIELDS, EVENT_TYPES, MAX_FUTURE_US, MIN_EVENT_TIME_US, PLATFORMS, QUARANTINE_REASONS, type EventFileFormat, type QuarantineReason } from './event-contract.js';
-import { refreshAttribution } from './attribution.js';
+import { attributionTables, refreshAttribution, stageAttribution } from './attribution.js';
 import { refreshCalendarRollups } from './calendar-rollups.js';
 import { csvDirectHolds, csvRenumbered, fileRows, FIRST_LINE, PARQUET_COLUMNS, stageLeftovers } from './stage-sql.js';
 
@@ -124,42 +124,42 @@ export async function loadEventFile(
   options: {
     /** Runs inside the load's transaction, so bookkeeping commits with the data. */
     beforeCommit?: (tx: Queryable, summary: LoadSummary) => Promise<void>;
-    /** Check only: report what would happen, then roll everything back. */
+    /** Check only: report what would happen, and store nothing. */
     dryRun?: boolean;
   } = {},
 ): Promise<LoadSummary> {
   const nowUs = deps.clock.nowMs() * 1000;
   const tag = randomToken(8);
-  const [stage, checked, skipped, touched] = [`stage_${tag}`, `checked_${tag}`, `skipped_${tag}`, `touched_${tag}`];
-  const run = deps.store.transaction(async (tx) => {
+  const [stage, checked, skipped, rolled, touched] = [`stage_${tag}`, `checked_${tag}`, `skipped_${tag}`, `rolled_${tag}`, `touched_${tag}`];
+  const scratch = [stage, checked, skipped, rolled, `${rolled}_narrow`, touched, ...attributionTables(tag), ...stageLeftovers(tag)];
+  return deps.store.writerSession(async (session) => {
     const mark = tracer(req.source);
     try {
-      const columns = await fileColumns(tx, req);
+      // Everything up to the writes is scratch in temp tables, made before the
+      // load's transaction (Store.writerSession says why): the session holds
+      // the only writer, so what it reads of the stored data is what the
+      // transaction starts from, and nothing is stored unless that commits.
+      const columns = await fileColumns(session, req);
       const judge = { scope: req.scopeAccountId, now_us: nowUs };
       // Checked rows straight from the file: nothing wide is staged.
-      await tx.run(`CREATE TEMP TABLE ${checked} AS ${checkedSql(fileRows(req.format, columns, tag))}`, { ...judge, path: req.path });
+      await session.run(`CREATE TEMP TABLE ${checked} AS ${checkedSql(fileRows(req.format, columns, tag))}`, { ...judge, path: req.path });
       if (req.format === 'csv') {
-        const records = Number((await tx.get(`SELECT count(*) AS n FROM ${checked}`))?.['n']);
-        if ((await tx.get(csvDirectHolds(tag), { path: req.path, records }))?.['holds'] !== true) {
+        const records = Number((await session.get(`SELECT count(*) AS n FROM ${checked}`))?.['n']);
+        if ((await session.get(csvDirectHolds(tag), { path: req.path, records }))?.['holds'] !== true) {
           // Rejected or blank lines: number records by the lines left, and add the rejected ones.
-          await tx.run(`CREATE TEMP TABLE ${stage} AS ${csvRenumbered(checked, tag)}`, { path: req.path });
-          await tx.run(`DROP TABLE ${checked}`);
-          await tx.run(`ALTER TABLE ${stage} RENAME TO ${checked}`);
+          await session.run(`CREATE TEMP TABLE ${stage} AS ${csvRenumbered(checked, tag)}`, { path: req.path });
+          await session.run(`DROP TABLE ${checked}`);
+          await session.run(`ALTER TABLE ${stage} RENAME TO ${checked}`);
         }
       }
       mark('read and check');
-      await tx.run(
-        `INSERT INTO event_quarantine SELECT $run, $source, line_no, reason, raw, $now_us FROM ${checked} WHERE reason IS NOT NULL`,
-        { run: req.runId, source: req.source, now_us: nowUs },
-      );
-      mark('quarantine');
       // Stored by this load: the first valid occurrence in the file of an
       // (account, event id), if not stored before. The load lists the valid
       // rows it will not store (`skipped` holds those: usually few), so picking
       // the new rows is an anti join against a small table. Repeats are looked
       // for on a 64-bit hash of the key first (an integer aggregate), and only
       // rows whose hash repeats are ranked on the key itself.
-      await tx.run(
+      await session.run(
         `CREATE TEMP TABLE ${skipped} AS
          WITH valid AS (
            SELECT line_no, account, event_id, hash(account, event_id) AS h FROM ${checked} WHERE reason IS NULL
@@ -174,88 +174,85 @@ export async function loadEventFile(
          SELECT line_no FROM valid v SEMI JOIN events e ON e.ad_account_id = v.account AND e.event_id = v.event_id`,
       );
       mark('dedup');
+      const summary = await summarize(session, checked, skipped);
+      mark('counts');
+      // A check only: nothing is stored.
+      if (options.dryRun) return summary;
       // The new events as the insert and the refreshes read them: the valid checked rows less the few skipped.
       const added = `(SELECT c.* FROM ${checked} c ANTI JOIN ${skipped} USING (line_no) WHERE c.reason IS NULL)`;
-      const counts = Counts.parse(
-        await tx.get(
-          `SELECT count(*) AS rows_read, count(*) FILTER (WHERE reason IS NULL) AS valid, count(*) FILTER (WHERE reason IS NULL) - (SELECT count(*) FROM ${skipped}) AS stored,
-             count(*) FILTER (WHERE reason IS NOT NULL) AS quarantined FROM ${checked}`,
-        ),
-      );
-      const byReason: LoadSummary['quarantined_by_reason'] = {};
-      for (const r of await tx.all(`SELECT reason, count(*) AS n FROM ${checked} WHERE reason IS NOT NULL GROUP BY reason`)) {
-        const reason = z.enum(QUARANTINE_REASONS).parse(r['reason']);
-        byReason[reason] = Number(r['n']);
-      }
-      const summary: LoadSummary = {
-        rows_read: counts.rows_read,
-        stored: counts.stored,
-        duplicates: counts.valid - counts.stored,
-        quarantined: counts.quarantined,
-        quarantined_by_reason: byReason,
-      };
-      mark('counts');
-      // A check only: nothing is stored (the transaction rolls back).
-      if (options.dryRun) throw new DryRunDone(summary);
-      await tx.run(
-        `INSERT INTO events
-         SELECT account, event_id, type, ts_us, ad_id, ad_group, campaign, user_id, country, device, platform,
-           product_feed_id, product_item_id, cost, event_name, amount, currency, $run, $now_us
-         FROM ${added}`,
-        { run: req.runId, now_us: nowUs },
-      );
-      mark('insert');
-      // This load's place in the data's history (snapshot reads, 0009_data_versions.sql).
-      const seq = Number((await tx.get(`SELECT nextval('data_load_seq') AS s`))?.['s']);
-      await tx.run('INSERT INTO data_loads VALUES ($seq, $run, $now_ms)', { seq, run: req.runId, now_ms: deps.clock.nowMs() });
-      await refreshRollups(tx, added, touched, seq);
-      mark('rollups');
-      await refreshCalendarRollups(tx, touched, seq);
-      mark('calendar rollups');
-      await refreshAttribution(tx, added, tag, seq);
-      mark('attribution');
-      await refreshDailySpend(tx, touched, deps.clock.nowMs());
-      mark('spend');
-      await options.beforeCommit?.(tx, summary);
-      return summary;
+      await stageRollups(session, added, rolled, touched);
+      await stageAttribution(session, added, tag);
+      mark('stage refreshes');
+      return await session.transaction(async (tx) => {
+        await tx.run(
+          `INSERT INTO event_quarantine SELECT $run, $source, line_no, reason, raw, $now_us FROM ${checked} WHERE reason IS NOT NULL`,
+          { run: req.runId, source: req.source, now_us: nowUs },
+        );
+        mark('quarantine');
+        await tx.run(
+          `INSERT INTO events
+           SELECT account, event_id, type, ts_us, ad_id, ad_group, campaign, user_id, country, device, platform,
+             product_feed_id, product_item_id, cost, event_name, amount, currency, $run, $now_us
+           FROM ${added}`,
+          { run: req.runId, now_us: nowUs },
+        );
+        mark('insert');
+        // This load's place in the data's history (snapshot reads, 0009_data_versions.sql).
+        const seq = Number((await tx.get(`SELECT nextval('data_load_seq') AS s`))?.['s']);
+        await tx.run('INSERT INTO data_loads VALUES ($seq, $run, $now_ms)', { seq, run: req.runId, now_ms: deps.clock.nowMs() });
+        await insertRollups(tx, rolled, seq);
+        mark('rollups');
+        await refreshCalendarRollups(tx, touched, seq);
+        mark('calendar rollups');
+        await refreshAttribution(tx, tag, seq);
+        mark('attribution');
+        await refreshDailySpend(tx, touched, deps.clock.nowMs());
+        mark('spend');
+        await options.beforeCommit?.(tx, summary);
+        return summary;
+      });
     } finally {
-      for (const t of [stage, checked, skipped, touched, ...stageLeftovers(tag)]) await tx.run(`DROP TABLE IF EXISTS ${t}`).catch(() => undefined);
+      for (const t of scratch) await session.run(`DROP TABLE IF EXISTS ${t}`).catch(() => undefined);
     }
   });
-  try {
-    return await run;
-  } catch (err) {
-    // A dry run ends by throwing, which rolls the transaction back.
-    if (err instanceof DryRunDone) return err.summary;
-    throw err;
-  }
 }
 
-class DryRunDone extends Error {
-  constructor(readonly summary: LoadSummary) {
-    super('dry run');
+/** The run's counts from the checked rows and the skipped ones. */
+async function summarize(q: Queryable, checked: string, skipped: string): Promise<LoadSummary> {
+  const counts = Counts.parse(
+    await q.get(
+      `SELECT count(*) AS rows_read, count(*) FILTER (WHERE reason IS NULL) AS valid, count(*) FILTER (WHERE reason IS NULL) - (SELECT count(*) FROM ${skipped}) AS stored,
+         count(*) FILTER (WHERE reason IS NOT NULL) AS quarantined FROM ${checked}`,
+    ),
+  );
+  const byReason: LoadSummary['quarantined_by_reason'] = {};
+  for (const r of await q.all(`SELECT reason, count(*) AS n FROM ${checked} WHERE reason IS NOT NULL GROUP BY reason`)) {
+    const reason = z.enum(QUARANTINE_REASONS).parse(r['reason']);
+    byReason[reason] = Number(r['n']);
   }
+  return {
+    rows_read: counts.rows_read,
+    stored: counts.stored,
+    duplicates: counts.valid - counts.stored,
+    quarantined: counts.quarantined,
+    quarantined_by_reason: byReason,
+  };
 }
 
 const BUCKET_US = 900_000_000;
 
-/**
- * Rollups grow by the new events' own sums (`added`: the stored rows of this
- * load), tagged with the load's sequence number. A bucket's value is the sum
- * of its rows, so it is exact whatever order events arrive in, nothing is
- * rewritten, and a reader at watermark W sums only the rows of loads up to W
- * (snapshot reads). Compaction merges the rows of old loads. Leaves `touched`
- * (account, bucket) for the spend refresh.
- *
- * Each segment is its own aggregate keyed on (ad, bucket, value) only: the
- * account, campaign and ad group follow from the ad and are joined on after,
- * from the small ads table. Sparse data gives about as many segment rows as
- * events, and one GROUPING SETS aggregate keyed on all five ids was several
- * times slower than these narrow ones (bench ingest, 1M events).
- */
-async function refreshRollups(tx: Queryable, added: string, touched: string, seq: number): Promise<void> {
-  const narrow = `${touched}_narrow`;
-  await tx.run(
+const SEGMENT_ROLLUPS = [
+  ['none', 'NULL', 'NULL', 'NULL', ''],
+  ['country', 'country', 'NULL', 'NULL', ', country'],
+  ['device', 'device', 'NULL', 'NULL', ', device'],
+  ['platform', 'platform', 'NULL', 'NULL', ', platform'],
+  ['product', 'NULL', 'product_feed_id', 'product_item_id', ', product_feed_id, product_item_id'],
+] as const;
+
+/** Sums the new events per rollup row into `rolled` (scratch, before the transaction), and lists the touched (account, bucket) in `touched`. */
+async function stageRollups(q: Queryable, added: string, rolled: string, touched: string): Promise<void> {
+  const narrow = `${rolled}_narrow`;
+  await q.run(
     `CREATE TEMP TABLE ${narrow} AS
      SELECT ad_id, ts_us // ${BUCKET_US} AS bucket, (type = 'impression')::INTEGER AS imp, (type = 'click')::INTEGER AS clk, cost,
        country, device, platform, product_feed_id, product_item_id
@@ -263,34 +260,43 @@ async function refreshRollups(tx: Queryable, added: string, touched: string, seq
   );
   try {
     const sums = 'sum(imp)::BIGINT AS impressions, sum(clk)::BIGINT AS clicks, sum(cost)::BIGINT AS spend';
-    // One insert per segment, each sorted by bucket: rows of one segment and
-    // nearby times share row groups, so a report's scan skips the others by
-    // their min/max, and no sort ever holds more than one segment's rows.
-    for (const [name, value, feed, item, keys] of [
-      ['none', 'NULL', 'NULL', 'NULL', ''],
-      ['country', 'country', 'NULL', 'NULL', ', country'],
-      ['device', 'device', 'NULL', 'NULL', ', device'],
-      ['platform', 'platform', 'NULL', 'NULL', ', platform'],
-      ['product', 'NULL', 'product_feed_id', 'product_item_id', ', product_feed_id, product_item_id'],
-    ] as const) {
-      await tx.run(
-        `INSERT INTO rollup_15m
-         SELECT ad.ad_account_id, r.bucket, ad.campaign_id, ad.ad_group_id, r.ad_id, '${name}', r.segment_value, r.feed_value, r.item_value,
-           r.impressions, r.clicks, r.spend, $seq
+    for (const [i, [name, value, feed, item, keys]] of SEGMENT_ROLLUPS.entries()) {
+      await q.run(
+        `${i === 0 ? `CREATE TEMP TABLE ${rolled} AS` : `INSERT INTO ${rolled}`}
+         SELECT ad.ad_account_id, r.bucket, ad.campaign_id, ad.ad_group_id, r.ad_id, '${name}' AS segment, r.segment_value, r.feed_value, r.item_value,
+           r.impressions, r.clicks, r.spend
          FROM (
-           SELECT ad_id, bucket, ${value} AS segment_value, ${feed} AS feed_value, ${item} AS item_value, ${sums}
+           SELECT ad_id, bucket, ${value}::VARCHAR AS segment_value, ${feed}::VARCHAR AS feed_value, ${item}::VARCHAR AS item_value, ${sums}
            FROM ${narrow} GROUP BY ad_id, bucket${keys}
-         ) r JOIN ads ad ON ad.id = r.ad_id
-         ORDER BY r.bucket`,
-        { seq },
+         ) r JOIN ads ad ON ad.id = r.ad_id`,
       );
     }
-    await tx.run(
-      `CREATE TEMP TABLE ${touched} AS
-       SELECT DISTINCT ad.ad_account_id AS account, n.bucket FROM (SELECT DISTINCT ad_id, bucket FROM ${narrow}) n JOIN ads ad ON ad.id = n.ad_id`,
-    );
+    await q.run(`CREATE TEMP TABLE ${touched} AS SELECT DISTINCT ad_account_id AS account, bucket FROM ${rolled} WHERE segment = 'none'`);
   } finally {
-    await tx.run(`DROP TABLE IF EXISTS ${narrow}`);
+    await q.run(`DROP TABLE IF EXISTS ${narrow}`);
+  }
+}
+
+/**
+ * Rollups grow by the new events' own sums (staged in `rolled`), tagged with
+ * the load's sequence number. A bucket's value is the sum of its rows, so it
+ * is exact whatever order events arrive in, nothing is rewritten, and a
+ * reader at watermark W sums only the rows of loads up to W (snapshot
+ * reads). Compaction merges the rows of old loads.
+ *
+ * Each segment is its own aggregate keyed on (ad, bucket, value) only: the
+ * account, campaign and ad group follow from the ad and are joined on after,
+ * from the small ads table. Sparse data gives about as many segment rows as
+ * events, and one GROUPING SETS aggregate keyed on all five ids was several
+ * times slower than these narrow ones (bench ingest, 1M events).
+ *
+ * One insert per segment, each sorted by bucket: rows of one segment and
+ * nearby times share row groups, so a report's scan skips the others by
+ * their min/max, and no sort ever holds more than one segment's rows.
+ */
+async function insertRollups(tx: Queryable, rolled: string, seq: number): Promise<void> {
+  for (const [name] of SEGMENT_ROLLUPS) {
+    await tx.run(`INSERT INTO rollup_15m SELECT *, $seq FROM ${rolled} WHERE segment = '${name}' ORDER BY bucket`, { seq });
   }
 }
 

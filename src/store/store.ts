@@ -15,6 +15,11 @@ export interface Queryable {
   write(sql: string, params?: SqlParams): Promise<Row[]>;
 }
 
+/** The writer connection held for a while: autocommitted statements, and transactions on the same connection. */
+export interface WriterSession extends Queryable {
+  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+}
+
 /** A list parameter (for `list_contains($ids, id)` and the like). */
 export const sqlList = (values: readonly (string | number)[]): DuckDBValue => listValue([...values]);
 
@@ -174,17 +179,40 @@ export class Store implements Queryable {
   /** Runs `fn` in one write transaction: all of it commits, or none of it. */
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
     this.assertOpen();
-    return this.writeLock.run(async () => {
-      await this.writer.run('BEGIN TRANSACTION');
-      try {
-        const out = await fn(this.writerQ);
-        await this.writer.run('COMMIT');
-        return out;
-      } catch (err) {
-        await this.writer.run('ROLLBACK').catch(() => undefined);
-        throw err;
-      }
-    });
+    return this.writeLock.run(() => this.inTransaction(fn));
+  }
+
+  /**
+   * Holds the writer connection for `fn`: its statements autocommit one by
+   * one, and `session.transaction` runs a transaction on the same connection,
+   * so temp tables made before it are there inside it. Bulk scratch tables
+   * belong outside the transaction: DuckDB appends millions of rows from a
+   * temp table made inside the same transaction about half as fast (10M
+   * events: 24.7 s against 12.4 s).
+   */
+  writerSession<T>(fn: (session: WriterSession) => Promise<T>): Promise<T> {
+    this.assertOpen();
+    const q = this.writerQ;
+    const session: WriterSession = {
+      all: (text, params) => q.all(text, params),
+      get: (text, params) => q.get(text, params),
+      run: (text, params) => q.run(text, params),
+      write: (text, params) => q.write(text, params),
+      transaction: (f) => this.inTransaction(f),
+    };
+    return this.writeLock.run(() => fn(session));
+  }
+
+  private async inTransaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
+    await this.writer.run('BEGIN TRANSACTION');
+    try {
+      const out = await fn(this.writerQ);
+      await this.writer.run('COMMIT');
+      return out;
+    } catch (err) {
+      await this.writer.run('ROLLBACK').catch(() => undefined);
+      throw err;
+    }
   }
 
   /** Prepares a statement without running it: checks that it binds against the schema. */
