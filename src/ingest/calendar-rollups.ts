@@ -14,60 +14,91 @@ import { sqlList, type Queryable } from '../store/store.js';
  */
 const CalendarRow = z.object({ account: z.string(), timezone: z.string(), fresh: z.boolean() });
 
-export async function refreshCalendarRollups(tx: Queryable, touched: string, seq: number): Promise<void> {
+/** The scratch tables of one load's calendar rollups (`tag` names them). */
+export const calendarTables = (tag: string) => [`cal_map_${tag}`, `cal_1d_${tag}`, `cal_1mo_${tag}`] as const;
+
+const SUMS = 'sum(r.impressions)::BIGINT AS impressions, sum(r.clicks)::BIGINT AS clicks, sum(r.spend_micros)::BIGINT AS spend_micros';
+const KEYS = 'r.campaign_id, r.ad_group_id, r.ad_id, r.segment, r.segment_value, r.feed_value, r.item_value';
+
+/**
+ * Before the load's transaction (it only reads stored data): maps the
+ * quarter-hours the load touched (`touched`) to local days and months, and
+ * sums the load's staged 15-minute rows (`rolled`, rollup_15m's columns
+ * without load_seq) per day and per month into scratch tables. Returns
+ * whether some account needs its earlier rows summed in (done inside the
+ * transaction, from rollup_15m).
+ */
+export async function stageCalendarRollups(q: Queryable, touched: string, rolled: string, tag: string): Promise<boolean> {
+  const [map, day, month] = calendarTables(tag);
+  // An account's calendar zone: the one its rollups use already, else its own. It is fresh when it has
+  // 15-minute rows but no day rows yet (a store from before the migration).
+  const calendars = (
+    await q.all(
+      `SELECT t.account, coalesce(c.timezone, a.timezone) AS timezone,
+         NOT EXISTS (SELECT 1 FROM rollup_1d d WHERE d.ad_account_id = t.account)
+           AND EXISTS (SELECT 1 FROM rollup_15m r WHERE r.ad_account_id = t.account) AS fresh
+       FROM (SELECT DISTINCT account FROM ${touched}) t JOIN ad_accounts a ON a.id = t.account
+       LEFT JOIN rollup_calendars c ON c.ad_account_id = t.account`,
+    )
+  ).map((r) => CalendarRow.parse(r));
+  await q.run(`CREATE TEMP TABLE ${map} (account VARCHAR, q BIGINT, day_q BIGINT, month_q BIGINT, backfill BOOLEAN)`);
+  for (const c of calendars) {
+    const source = c.fresh
+      ? `SELECT bucket AS q FROM rollup_15m WHERE ad_account_id = $account UNION SELECT bucket FROM ${touched} WHERE account = $account`
+      : `SELECT bucket AS q FROM ${touched} WHERE account = $account`;
+    const quarters = (await q.all(`${source} ORDER BY q`, { account: c.account })).map((r) => Number(r['q']));
+    if (quarters.length === 0) continue;
+    const first = quarters[0] as number;
+    const last = quarters[quarters.length - 1] as number;
+    const days = calendarUnits(first * QUARTER_HOUR_S, (last + 1) * QUARTER_HOUR_S, c.timezone, 'day');
+    const months = calendarUnits(first * QUARTER_HOUR_S, (last + 1) * QUARTER_HOUR_S, c.timezone, 'month');
+    await q.run(`INSERT INTO ${map} SELECT $account, unnest($q), unnest($d), unnest($m), $backfill`, {
+      account: c.account,
+      q: sqlList(quarters),
+      d: sqlList(unitStarts(quarters, days)),
+      m: sqlList(unitStarts(quarters, months)),
+      backfill: c.fresh,
+    });
+  }
+  // This load's sums; a fresh account's come with its backfill instead.
+  await q.run(
+    `CREATE TEMP TABLE ${day} AS
+     SELECT r.ad_account_id, m.day_q AS bucket, ${KEYS}, ${SUMS}
+     FROM ${rolled} r JOIN ${map} m ON m.account = r.ad_account_id AND m.q = r.bucket AND NOT m.backfill
+     GROUP BY ALL`,
+  );
+  await q.run(
+    `CREATE TEMP TABLE ${month} AS
+     SELECT r.ad_account_id, m.month_q AS bucket, ${KEYS}, ${SUMS}
+     FROM ${day} r JOIN (SELECT DISTINCT account, day_q, month_q FROM ${map} WHERE NOT backfill) m ON m.account = r.ad_account_id AND m.day_q = r.bucket
+     GROUP BY ALL`,
+  );
+  return calendars.some((c) => c.fresh);
+}
+
+/** Inside the load's transaction (`seq`): writes what `stageCalendarRollups` summed, and any backfill. */
+export async function insertCalendarRollups(tx: Queryable, touched: string, tag: string, seq: number, backfill: boolean): Promise<void> {
+  const [map, day, month] = calendarTables(tag);
   await tx.run(
     `INSERT INTO rollup_calendars
      SELECT DISTINCT t.account, a.timezone FROM ${touched} t JOIN ad_accounts a ON a.id = t.account
      WHERE t.account NOT IN (SELECT ad_account_id FROM rollup_calendars)`,
   );
-  // Accounts whose calendar rollups lack earlier loads' rows: just given a calendar and holding older rollup rows.
-  const calendars = (
-    await tx.all(
-      `SELECT c.ad_account_id AS account, c.timezone,
-         NOT EXISTS (SELECT 1 FROM rollup_1d d WHERE d.ad_account_id = c.ad_account_id AND d.load_seq < $seq)
-           AND EXISTS (SELECT 1 FROM rollup_15m r WHERE r.ad_account_id = c.ad_account_id AND r.load_seq < $seq) AS fresh
-       FROM rollup_calendars c WHERE c.ad_account_id IN (SELECT DISTINCT account FROM ${touched})`,
-      { seq },
-    )
-  ).map((r) => CalendarRow.parse(r));
-  const map = `${touched}_cal`;
-  await tx.run(`CREATE TEMP TABLE ${map} (account VARCHAR, q BIGINT, day_q BIGINT, month_q BIGINT, backfill BOOLEAN)`);
-  try {
-    for (const c of calendars) {
-      const source = c.fresh
-        ? `SELECT DISTINCT bucket AS q FROM rollup_15m WHERE ad_account_id = $account AND load_seq <= $seq`
-        : `SELECT bucket AS q FROM ${touched} WHERE account = $account`;
-      const quarters = (await tx.all(`${source} ORDER BY q`, c.fresh ? { account: c.account, seq } : { account: c.account })).map((r) => Number(r['q']));
-      if (quarters.length === 0) continue;
-      const first = quarters[0] as number;
-      const last = quarters[quarters.length - 1] as number;
-      const days = calendarUnits(first * QUARTER_HOUR_S, (last + 1) * QUARTER_HOUR_S, c.timezone, 'day');
-      const months = calendarUnits(first * QUARTER_HOUR_S, (last + 1) * QUARTER_HOUR_S, c.timezone, 'month');
-      const dayQ = unitStarts(quarters, days);
-      const monthQ = unitStarts(quarters, months);
-      await tx.run(
-        `INSERT INTO ${map} SELECT $account, unnest($q), unnest($d), unnest($m), $backfill`,
-        { account: c.account, q: sqlList(quarters), d: sqlList(dayQ), m: sqlList(monthQ), backfill: c.fresh },
-      );
-    }
-    // This load's rows; and, for accounts just given a calendar, every earlier load's (kept apart so the scan filters on load_seq).
-    const rows = (table: string, unitCol: 'day_q' | 'month_q', source: string, backfill: boolean) =>
-      `INSERT INTO ${table}
-       SELECT r.ad_account_id, m.${unitCol}, r.campaign_id, r.ad_group_id, r.ad_id, r.segment, r.segment_value, r.feed_value, r.item_value,
-         sum(r.impressions)::BIGINT, sum(r.clicks)::BIGINT, sum(r.spend_micros)::BIGINT, r.load_seq
-       FROM ${source} r JOIN (SELECT DISTINCT account, ${unitCol === 'month_q' ? 'day_q' : 'q'} AS q, ${unitCol} FROM ${map} WHERE backfill = ${backfill}) m
-         ON m.account = r.ad_account_id AND m.q = r.bucket
-       WHERE ${backfill ? 'r.load_seq <= $seq' : 'r.load_seq = $seq'}
-       GROUP BY ALL
-       -- Rows of one segment and nearby units stay together, so scans skip row groups by their min/max.
-       ORDER BY r.segment, m.${unitCol}`;
-    for (const backfill of calendars.some((c) => c.fresh) ? [false, true] : [false]) {
-      await tx.run(rows('rollup_1d', 'day_q', 'rollup_15m', backfill), { seq });
-      await tx.run(rows('rollup_1mo', 'month_q', 'rollup_1d', backfill), { seq });
-    }
-  } finally {
-    await tx.run(`DROP TABLE IF EXISTS ${map}`);
-  }
+  // Rows of one segment and nearby units stay together, so scans skip row groups by their min/max.
+  await tx.run(`INSERT INTO rollup_1d SELECT *, $seq FROM ${day} ORDER BY segment, bucket`, { seq });
+  await tx.run(`INSERT INTO rollup_1mo SELECT *, $seq FROM ${month} ORDER BY segment, bucket`, { seq });
+  if (!backfill) return;
+  // Accounts just given a calendar: every load's rows so far, this one's included (kept apart so the scan filters on load_seq).
+  const rows = (table: string, unitCol: 'day_q' | 'month_q', source: string) =>
+    `INSERT INTO ${table}
+     SELECT r.ad_account_id, m.${unitCol}, ${KEYS}, ${SUMS}, r.load_seq
+     FROM ${source} r JOIN (SELECT DISTINCT account, ${unitCol === 'month_q' ? 'day_q' : 'q'} AS q, ${unitCol} FROM ${map} WHERE backfill) m
+       ON m.account = r.ad_account_id AND m.q = r.bucket
+     WHERE r.load_seq <= $seq
+     GROUP BY ALL
+     ORDER BY r.segment, m.${unitCol}`;
+  await tx.run(rows('rollup_1d', 'day_q', 'rollup_15m'), { seq });
+  await tx.run(rows('rollup_1mo', 'month_q', 'rollup_1d'), { seq });
 }
 
 /** The first quarter-hour of the unit holding each quarter-hour (both sorted). */

@@ -4,7 +4,7 @@ import { randomToken } from '../ids.js';
 import type { Queryable, Store } from '../store/store.js';
 import { DEVICES, EVENT_FIELDS, EVENT_TYPES, MAX_FUTURE_US, MIN_EVENT_TIME_US, PLATFORMS, QUARANTINE_REASONS, type EventFileFormat, type QuarantineReason } from './event-contract.js';
 import { attributionTables, refreshAttribution, stageAttribution } from './attribution.js';
-import { refreshCalendarRollups } from './calendar-rollups.js';
+import { calendarTables, insertCalendarRollups, stageCalendarRollups } from './calendar-rollups.js';
 import { csvDirectHolds, csvRenumbered, fileRows, FIRST_LINE, PARQUET_COLUMNS, stageLeftovers } from './stage-sql.js';
 
 /**
@@ -131,7 +131,7 @@ export async function loadEventFile(
   const nowUs = deps.clock.nowMs() * 1000;
   const tag = randomToken(8);
   const [stage, checked, skipped, rolled, touched] = [`stage_${tag}`, `checked_${tag}`, `skipped_${tag}`, `rolled_${tag}`, `touched_${tag}`];
-  const scratch = [stage, checked, skipped, rolled, `${rolled}_narrow`, touched, ...attributionTables(tag), ...stageLeftovers(tag)];
+  const scratch = [stage, checked, skipped, rolled, `${rolled}_narrow`, touched, ...calendarTables(tag), ...attributionTables(tag), ...stageLeftovers(tag)];
   return deps.store.writerSession(async (session) => {
     const mark = tracer(req.source);
     try {
@@ -181,6 +181,7 @@ export async function loadEventFile(
       // The new events as the insert and the refreshes read them: the valid checked rows less the few skipped.
       const added = `(SELECT c.* FROM ${checked} c ANTI JOIN ${skipped} USING (line_no) WHERE c.reason IS NULL)`;
       await stageRollups(session, added, rolled, touched);
+      const backfill = await stageCalendarRollups(session, touched, rolled, tag);
       await stageAttribution(session, added, tag);
       mark('stage refreshes');
       return await session.transaction(async (tx) => {
@@ -202,7 +203,7 @@ export async function loadEventFile(
         await tx.run('INSERT INTO data_loads VALUES ($seq, $run, $now_ms)', { seq, run: req.runId, now_ms: deps.clock.nowMs() });
         await insertRollups(tx, rolled, seq);
         mark('rollups');
-        await refreshCalendarRollups(tx, touched, seq);
+        await insertCalendarRollups(tx, touched, tag, seq, backfill);
         mark('calendar rollups');
         await refreshAttribution(tx, tag, seq);
         mark('attribution');
@@ -264,7 +265,7 @@ async function stageRollups(q: Queryable, added: string, rolled: string, touched
       await q.run(
         `${i === 0 ? `CREATE TEMP TABLE ${rolled} AS` : `INSERT INTO ${rolled}`}
          SELECT ad.ad_account_id, r.bucket, ad.campaign_id, ad.ad_group_id, r.ad_id, '${name}' AS segment, r.segment_value, r.feed_value, r.item_value,
-           r.impressions, r.clicks, r.spend
+           r.impressions, r.clicks, r.spend AS spend_micros
          FROM (
            SELECT ad_id, bucket, ${value}::VARCHAR AS segment_value, ${feed}::VARCHAR AS feed_value, ${item}::VARCHAR AS item_value, ${sums}
            FROM ${narrow} GROUP BY ad_id, bucket${keys}
