@@ -5,7 +5,7 @@ import type { Queryable, Store } from '../store/store.js';
 import { DEVICES, EVENT_FIELDS, EVENT_TYPES, MAX_FUTURE_US, MIN_EVENT_TIME_US, PLATFORMS, QUARANTINE_REASONS, type EventFileFormat, type QuarantineReason } from './event-contract.js';
 import { attributionTables, refreshAttribution, stageAttribution } from './attribution.js';
 import { calendarTables, insertCalendarRollups, stageCalendarRollups } from './calendar-rollups.js';
-import { csvDirectHolds, csvRenumbered, fileRows, FIRST_LINE, PARQUET_COLUMNS, stageLeftovers } from './stage-sql.js';
+import { csvDirectHolds, csvRenumbered, fileRows, fileStage, FIRST_LINE, PARQUET_COLUMNS, stageLeftovers } from './stage-sql.js';
 
 /**
  * Loads one event file in one write transaction: read it with DuckDB's
@@ -141,8 +141,10 @@ export async function loadEventFile(
       // transaction starts from, and nothing is stored unless that commits.
       const columns = await fileColumns(session, req);
       const judge = { scope: req.scopeAccountId, now_us: nowUs };
-      // Checked rows straight from the file: nothing wide is staged.
-      await session.run(`CREATE TEMP TABLE ${checked} AS ${checkedSql(fileRows(req.format, columns, tag))}`, { ...judge, path: req.path });
+      // Checked rows from the file: only text lines or records are staged first (numbered in file order).
+      const stageFile = fileStage(req.format, columns, tag);
+      if (stageFile !== null) await session.run(stageFile, { path: req.path });
+      await session.run(`CREATE TEMP TABLE ${checked} AS ${checkedSql(fileRows(req.format, columns, tag))}`, stageFile === null ? { ...judge, path: req.path } : judge);
       if (req.format === 'csv') {
         const records = Number((await session.get(`SELECT count(*) AS n FROM ${checked}`))?.['n']);
         if ((await session.get(csvDirectHolds(tag), { path: req.path, records }))?.['holds'] !== true) {

@@ -67,9 +67,9 @@ const csvFields = (header: readonly string[], from: string) =>
  * (`csvDirectHolds`); otherwise the load renumbers them (`csvRenumbered`).
  */
 function csvRows(header: readonly string[], tag: string): string {
-  return `SELECT row_number() OVER () + 1 AS line_no, NULL::VARCHAR AS raw, NULL::VARCHAR AS parse_error, false AS wrong_type,
-      ${csvFields(header, 'r').join(', ')}
-    FROM ${csvRecords(header, tag)} r`;
+  return `SELECT line_no, NULL::VARCHAR AS raw, NULL::VARCHAR AS parse_error, false AS wrong_type,
+      ${csvFields(header, 's.rec').join(', ')}
+    FROM src_${tag} s`;
 }
 
 /** Did the direct CSV read number its records right? $records: how many it read. */
@@ -103,11 +103,35 @@ function parquetRows(present: readonly string[]): string {
     FROM read_parquet($path${own ? ', file_row_number = true' : ''})`;
 }
 
-/** A SELECT of line_no, raw, parse_error, wrong_type and the contract fields, read from the file; `columns`: the file's own (CSV header, Parquet schema). */
+/**
+ * Numbering lines or records in file order takes a window over the whole
+ * read, and everything above such a window runs on one thread. So NDJSON
+ * lines and CSV records are first copied with their numbers into a temp
+ * table (`src_<tag>`, the light part), and parsed and checked from there in
+ * parallel. Measured on 2M NDJSON lines: 8.6 s in one pipeline. Parquet rows
+ * carry the reader's own number and need no such step (null).
+ */
+export function fileStage(format: EventFileFormat, columns: readonly string[], tag: string): string | null {
+  switch (format) {
+    case 'ndjson':
+      return `CREATE TEMP TABLE src_${tag} AS ${LINES}`;
+    case 'csv':
+      // The record as one struct, so the file's own column names never meet line_no.
+      return `CREATE TEMP TABLE src_${tag} AS SELECT row_number() OVER () + 1 AS line_no, r AS rec FROM ${csvRecords(columns, tag)} r`;
+    case 'parquet':
+      return null;
+  }
+}
+
+/**
+ * A SELECT of line_no, raw, parse_error, wrong_type and the contract fields,
+ * read from the file (after `fileStage`, when it gives a statement);
+ * `columns`: the file's own (CSV header, Parquet schema).
+ */
 export function fileRows(format: EventFileFormat, columns: readonly string[], tag: string): string {
   switch (format) {
     case 'ndjson':
-      return ndjsonRows(`(${LINES}) WHERE line IS NOT NULL AND trim(line) <> ''`);
+      return ndjsonRows(`src_${tag} WHERE line IS NOT NULL AND trim(line) <> ''`);
     case 'csv':
       return csvRows(columns, tag);
     case 'parquet':
@@ -116,6 +140,6 @@ export function fileRows(format: EventFileFormat, columns: readonly string[], ta
 }
 
 /** Temporary tables a read may leave besides the ones the loader names. */
-export const stageLeftovers = (tag: string): string[] => [`rej_${tag}`, `rejscan_${tag}`];
+export const stageLeftovers = (tag: string): string[] => [`src_${tag}`, `rej_${tag}`, `rejscan_${tag}`];
 
 export const PARQUET_COLUMNS = `SELECT column_name FROM (DESCRIBE SELECT * FROM read_parquet($path))`;
