@@ -116,9 +116,9 @@ export interface Config {
   readonly failedBatchRetentionDays: number;
   /**
    * DuckDB `memory_limit` (unset: DuckDB's default, 80% of RAM). Lower limits
-   * make operators spill to `<db>.tmp`, but a load's own uncommitted rows
-   * must fit: 1 GiB held a 10M-event load of 30 days and 200 ads (1.9 GiB
-   * RSS) and failed one of 365 days and 2,000 ads.
+   * make operators spill to `<db>.tmp`, but a load's scratch tables and
+   * uncommitted rows must fit: 1.5 GB failed a 10M-event load into a store
+   * of 50M (bench ingest).
    */
   readonly duckdbMemoryLimit: string | undefined;
   /** Accept http:// webhook URLs to loopback addresses (development and tests). */
