@@ -8,12 +8,13 @@ import { calendarTables, insertCalendarRollups, stageCalendarRollups } from './c
 import { csvDirectHolds, csvRenumbered, fileRows, fileStage, FIRST_LINE, PARQUET_COLUMNS, stageLeftovers } from './stage-sql.js';
 
 /**
- * Loads one event file in one write transaction: read it with DuckDB's
- * reader and check every row in SQL in the same pass, quarantine the bad ones
- * with their line and reason, store valid events not stored before (dedup by
- * anti-join on account and event id), and refresh rollups, attribution and
- * billable spend for what the new events touched. All of it commits or none
- * of it does, so a file loaded again after a crash changes nothing twice.
+ * Loads one event file: read it with DuckDB's reader and check every row in
+ * SQL, find the valid events not stored before (dedup by anti-join on account
+ * and event id), and sum what the derived tables need, all as scratch; then,
+ * in one write transaction, quarantine the bad rows with their line and
+ * reason, store the new events, and refresh rollups, attribution and billable
+ * spend for what they touched. All of the writes commit or none do, so a file
+ * loaded again after a crash changes nothing twice.
  */
 export interface LoadRequest {
   runId: string;

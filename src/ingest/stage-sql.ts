@@ -7,8 +7,9 @@ import { EVENT_FIELDS, type EventFileFormat } from './event-contract.js';
  * path is a bound parameter ($path); column names come from the contract,
  * never from the file.
  *
- * A format gives a SELECT of those columns straight from the file, so the
- * checks read the file in the same pass.
+ * A format gives a SELECT of those columns: Parquet straight from the file;
+ * NDJSON and CSV from their lines or records, numbered into a temp table
+ * first (`fileStage`).
  */
 
 const LINE_READER = `read_csv($path, columns = {'line': 'VARCHAR'}, header = false, delim = chr(0), quote = '', escape = '',
