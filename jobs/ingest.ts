@@ -12,7 +12,7 @@ export function ingestScheduler(queue: Queue): IngestScheduler {
   return { schedule: (runId) => enqueueOnce(queue, 'ingest', jobId('ingest', runId), IngestPayload.parse({ runId })) };
 }
 
-export function ingestProcessor(deps: { store: Store; clock: Clock; log: LogSink }) {
+export function ingestProcessor(deps: { store: Store; clock: Clock; log: LogSink; ingestChunkLines?: number }) {
   return async (job: Job): Promise<{ status: string | null }> => {
     const parsed = IngestPayload.safeParse(job.data);
     if (!parsed.success) throw new UnrecoverableError(`invalid ingest payload: ${parsed.error.message}`);

@@ -35,6 +35,8 @@ export interface JobSystemOptions {
   /** Retention of the event pipeline's leftovers (defaults as in config). */
   quarantineRetentionDays?: number;
   failedBatchRetentionDays?: number;
+  /** Lines of an event file per load transaction (default: the loader's). */
+  ingestChunkLines?: number;
   /** Webhook delivery settings (defaults as in config); tests may pass their own HTTP client. */
   webhooks?: { timeScale: number; timeoutMs: number; send?: WebhookSender; reconcileEveryMs?: number };
 }

@@ -83,7 +83,7 @@ async function ingest(config: Config, files: string[], account: string | null, w
     const ctx = { store, clock: systemClock, config };
     const run = await runCommand(ctx, 'ingest.start', input);
     // No service here: process now (or leave it queued for the next serve with --no-wait).
-    if (wait) await processRun(ctx, run.id);
+    if (wait) await processRun({ ...ctx, ingestChunkLines: config.ingestChunkLines }, run.id);
     return await runCommand(ctx, 'ingest.get', { run: run.id });
   } finally {
     await store.close();

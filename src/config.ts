@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { resolve } from 'node:path';
 import { z } from 'zod';
+import { INGEST_CHUNK_LINES } from './ingest/event-contract.js';
 
 /**
  * The one place that reads configuration. `loadConfig` takes an environment
@@ -53,6 +54,7 @@ const EnvSchema = z.object({
   ADSVC_UPLOAD_MAX_BYTES: intFromEnv(1024, 1024 * 1024 * 1024).default(20 * 1024 * 1024),
   ADSVC_AUDIENCE_MIN_SIZE: intFromEnv(0, 1_000_000_000).default(25_000),
   ADSVC_QUARANTINE_RETENTION_DAYS: intFromEnv(1, 36_500).default(RETENTION_DEFAULTS.quarantineRetentionDays),
+  ADSVC_INGEST_CHUNK_LINES: intFromEnv(1, 100_000_000).default(INGEST_CHUNK_LINES),
   ADSVC_FAILED_BATCH_RETENTION_DAYS: intFromEnv(1, 36_500).default(RETENTION_DEFAULTS.failedBatchRetentionDays),
   ADSVC_DUCKDB_MEMORY_LIMIT: z
     .string()
@@ -112,6 +114,8 @@ export interface Config {
   readonly audienceMinSize: number;
   /** Quarantined rows are kept this long after their run (the run's counts stay). */
   readonly quarantineRetentionDays: number;
+  /** Lines of an event file loaded per transaction: what a load holds in memory at once grows with it. */
+  readonly ingestChunkLines: number;
   /** Batches of `POST /v1/events` whose run failed are kept this long for diagnosis; those of succeeded runs go at once. */
   readonly failedBatchRetentionDays: number;
   /**
@@ -175,6 +179,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>, cw
     uploadMaxBytes: e.ADSVC_UPLOAD_MAX_BYTES,
     audienceMinSize: e.ADSVC_AUDIENCE_MIN_SIZE,
     quarantineRetentionDays: e.ADSVC_QUARANTINE_RETENTION_DAYS,
+    ingestChunkLines: e.ADSVC_INGEST_CHUNK_LINES,
     failedBatchRetentionDays: e.ADSVC_FAILED_BATCH_RETENTION_DAYS,
     duckdbMemoryLimit: e.ADSVC_DUCKDB_MEMORY_LIMIT,
     webhookAllowInsecureLocalhost: e.ADSVC_WEBHOOK_ALLOW_INSECURE_LOCALHOST === '1' || e.ADSVC_WEBHOOK_ALLOW_INSECURE_LOCALHOST === 'true',

@@ -54,3 +54,10 @@ export function formatOf(path: string): EventFileFormat | undefined {
   if (p.endsWith('.parquet') && !path.toLowerCase().endsWith('.gz')) return 'parquet';
   return undefined;
 }
+
+/**
+ * Lines of a file per load transaction (ADSVC_INGEST_CHUNK_LINES). A chunk's
+ * scratch sums, its uncommitted rows and its refreshes are what a load holds
+ * in memory at once, so this bounds a large file's memory.
+ */
+export const INGEST_CHUNK_LINES = 1_000_000;

@@ -28,6 +28,8 @@ export interface RunFile {
 interface Deps {
   store: Store;
   clock: Clock;
+  /** Lines per chunk transaction (default: the loader's). */
+  ingestChunkLines?: number;
 }
 
 const RunRow = z.object({
@@ -51,6 +53,7 @@ const FileRow = z.object({
   duplicates: z.number(),
   quarantined: z.number(),
   quarantined_by_reason: z.string().transform((s) => z.partialRecord(z.enum(QUARANTINE_REASONS), z.number()).parse(JSON.parse(s))),
+  lines_done: z.number().nullable(),
 });
 
 /** Files named on the command line: absolute, existing, of a known format. */
@@ -76,7 +79,7 @@ export async function createRun(deps: Deps, req: { accountId: string | null; ori
       now: deps.clock.nowMs(),
     });
     for (const [i, f] of req.files.entries()) {
-      await tx.run("INSERT INTO ingest_run_files VALUES ($run, $i, $path, $format, $source, false, 0, 0, 0, 0, '{}')", {
+      await tx.run("INSERT INTO ingest_run_files VALUES ($run, $i, $path, $format, $source, false, 0, 0, 0, 0, '{}', 0)", {
         run: id,
         i,
         path: f.path,
@@ -111,15 +114,30 @@ export async function processRun(deps: Deps, runId: string): Promise<RunStatus |
     // Days whose spend this load records are checked against spend limits before it commits.
     const loadStartedMs = deps.clock.nowMs();
     try {
+      // Chunks an earlier attempt committed are not loaded again; their counts are kept.
+      const linesDone = f.lines_done;
+      const counts = { rows_read: f.rows_read, stored: f.stored, duplicates: f.duplicates, quarantined: f.quarantined, quarantined_by_reason: f.quarantined_by_reason };
       await loadEventFile(
         deps,
         { runId, path: f.path, format: f.format, source: f.source, scopeAccountId: state.run.ad_account_id },
         {
-          beforeCommit: async (tx, s: LoadSummary) => {
+          ...(deps.ingestChunkLines !== undefined ? { chunkLines: deps.ingestChunkLines } : {}),
+          ...(linesDone !== null && linesDone > 0 ? { resume: { linesDone, summary: counts } } : {}),
+          beforeCommit: async (tx, s: LoadSummary, progress) => {
             await tx.run(
-              `UPDATE ingest_run_files SET done = true, rows_read = $rows_read, stored = $stored, duplicates = $duplicates,
+              `UPDATE ingest_run_files SET done = $done, lines_done = $lines_done, rows_read = $rows_read, stored = $stored, duplicates = $duplicates,
                  quarantined = $quarantined, quarantined_by_reason = $by_reason WHERE run_id = $run AND file_index = $i`,
-              { run: runId, i: f.file_index, rows_read: s.rows_read, stored: s.stored, duplicates: s.duplicates, quarantined: s.quarantined, by_reason: JSON.stringify(s.quarantined_by_reason) },
+              {
+                run: runId,
+                i: f.file_index,
+                done: progress.done,
+                lines_done: progress.linesDone,
+                rows_read: s.rows_read,
+                stored: s.stored,
+                duplicates: s.duplicates,
+                quarantined: s.quarantined,
+                by_reason: JSON.stringify(s.quarantined_by_reason),
+              },
             );
             await recordReachedSpendLimits(tx, deps.clock, loadStartedMs);
           },
@@ -142,7 +160,8 @@ export interface IngestRun {
   status: RunStatus;
   origin: string;
   ad_account_id: string | null;
-  files: { source: string; format: EventFileFormat; done: boolean; rows_read: number; stored: number; duplicates: number; quarantined: number }[];
+  /** Per file; `lines_done`: the last line of the file loaded so far (a large file commits in chunks, with its counts so far). */
+  files: { source: string; format: EventFileFormat; done: boolean; lines_done: number; rows_read: number; stored: number; duplicates: number; quarantined: number }[];
   rows_read: number;
   stored: number;
   duplicates: number;
@@ -170,7 +189,7 @@ export async function getRun(deps: Pick<Deps, 'store'>, runId: string, accountId
     status: run.status,
     origin: run.origin,
     ad_account_id: run.ad_account_id,
-    files: files.map((f) => ({ source: f.source, format: f.format, done: f.done, rows_read: f.rows_read, stored: f.stored, duplicates: f.duplicates, quarantined: f.quarantined })),
+    files: files.map((f) => ({ source: f.source, format: f.format, done: f.done, lines_done: f.lines_done ?? 0, rows_read: f.rows_read, stored: f.stored, duplicates: f.duplicates, quarantined: f.quarantined })),
     rows_read: sum('rows_read'),
     stored: sum('stored'),
     duplicates: sum('duplicates'),

@@ -1,8 +1,8 @@
 import { z } from 'zod';
 import type { Clock } from '../clock.js';
 import { randomToken } from '../ids.js';
-import type { Queryable, Store } from '../store/store.js';
-import { DEVICES, EVENT_FIELDS, EVENT_TYPES, MAX_FUTURE_US, MIN_EVENT_TIME_US, PLATFORMS, QUARANTINE_REASONS, type EventFileFormat, type QuarantineReason } from './event-contract.js';
+import type { Queryable, Store, WriterSession } from '../store/store.js';
+import { DEVICES, EVENT_FIELDS, INGEST_CHUNK_LINES, EVENT_TYPES, MAX_FUTURE_US, MIN_EVENT_TIME_US, PLATFORMS, QUARANTINE_REASONS, type EventFileFormat, type QuarantineReason } from './event-contract.js';
 import { attributionTables, refreshAttribution, stageAttribution } from './attribution.js';
 import { calendarTables, insertCalendarRollups, stageCalendarRollups } from './calendar-rollups.js';
 import { csvDirectHolds, csvRenumbered, fileRows, fileStage, FIRST_LINE, PARQUET_COLUMNS, stageLeftovers } from './stage-sql.js';
@@ -119,26 +119,39 @@ const checkedSql = (rows: string) => `
     product_feed_id, product_item_id, cost, event_name, amount, currency
   FROM judged`;
 
+/** Where a file's load stands after a committed chunk. */
+export interface LoadProgress {
+  /** The last line number the committed chunks cover. */
+  linesDone: number;
+  /** Whether every line of the file is loaded. */
+  done: boolean;
+}
+
 export async function loadEventFile(
   deps: { store: Store; clock: Clock },
   req: LoadRequest,
   options: {
-    /** Runs inside the load's transaction, so bookkeeping commits with the data. */
-    beforeCommit?: (tx: Queryable, summary: LoadSummary) => Promise<void>;
+    /** Runs inside each chunk's transaction, so bookkeeping commits with the data: the file's counts so far, and where it stands. */
+    beforeCommit?: (tx: Queryable, summary: LoadSummary, progress: LoadProgress) => Promise<void>;
     /** Check only: report what would happen, and store nothing. */
     dryRun?: boolean;
+    /** Lines per chunk transaction (default INGEST_CHUNK_LINES). */
+    chunkLines?: number;
+    /** An earlier attempt committed the lines up to `linesDone`, with these counts: go on after them. */
+    resume?: { linesDone: number; summary: LoadSummary };
   } = {},
 ): Promise<LoadSummary> {
   const nowUs = deps.clock.nowMs() * 1000;
   const tag = randomToken(8);
-  const [stage, checked, skipped, rolled, touched] = [`stage_${tag}`, `checked_${tag}`, `skipped_${tag}`, `rolled_${tag}`, `touched_${tag}`];
-  const scratch = [stage, checked, skipped, rolled, `${rolled}_narrow`, touched, ...calendarTables(tag), ...attributionTables(tag), ...stageLeftovers(tag)];
+  const [stage, checked, skipped] = [`stage_${tag}`, `checked_${tag}`, `skipped_${tag}`];
+  const scratch = [stage, checked, skipped, ...stageLeftovers(tag)];
+  const chunkLines = options.chunkLines ?? INGEST_CHUNK_LINES;
   return deps.store.writerSession(async (session) => {
     const mark = tracer(req.source);
     try {
       // Everything up to the writes is scratch in temp tables, made before the
-      // load's transaction (Store.writerSession says why): the session holds
-      // the only writer, so what it reads of the stored data is what the
+      // load's transactions (Store.writerSession says why): the session holds
+      // the only writer, so what it reads of the stored data is what each
       // transaction starts from, and nothing is stored unless that commits.
       const columns = await fileColumns(session, req);
       const judge = { scope: req.scopeAccountId, now_us: nowUs };
@@ -150,18 +163,24 @@ export async function loadEventFile(
         const records = Number((await session.get(`SELECT count(*) AS n FROM ${checked}`))?.['n']);
         if ((await session.get(csvDirectHolds(tag), { path: req.path, records }))?.['holds'] !== true) {
           // Rejected or blank lines: number records by the lines left, and add the rejected ones.
-          await session.run(`CREATE TEMP TABLE ${stage} AS ${csvRenumbered(checked, tag)}`, { path: req.path });
+          await session.run(`CREATE TEMP TABLE ${stage} AS ${csvRenumbered(checked, tag)} ORDER BY line_no`, { path: req.path });
           await session.run(`DROP TABLE ${checked}`);
           await session.run(`ALTER TABLE ${stage} RENAME TO ${checked}`);
         }
       }
+      await session.run(`DROP TABLE IF EXISTS src_${tag}`);
       mark('read and check');
       // Stored by this load: the first valid occurrence in the file of an
       // (account, event id), if not stored before. The load lists the valid
       // rows it will not store (`skipped` holds those: usually few), so picking
       // the new rows is an anti join against a small table. Repeats are looked
       // for on a 64-bit hash of the key first (an integer aggregate), and only
-      // rows whose hash repeats are ranked on the key itself.
+      // rows whose hash repeats are ranked on the key itself. This is decided
+      // once for the whole file: chunks commit in line order and nothing else
+      // writes in between, so a chunk stores exactly the rows an undivided
+      // load would. After a crash, rows an earlier attempt stored count as
+      // stored before, but they all lie in the lines it covered, which are
+      // not loaded again.
       await session.run(
         `CREATE TEMP TABLE ${skipped} AS
          WITH valid AS (
@@ -177,60 +196,107 @@ export async function loadEventFile(
          SELECT line_no FROM valid v SEMI JOIN events e ON e.ad_account_id = v.account AND e.event_id = v.event_id`,
       );
       mark('dedup');
-      const summary = await summarize(session, checked, skipped);
-      mark('counts');
-      // A check only: nothing is stored.
-      if (options.dryRun) return summary;
-      // The new events as the insert and the refreshes read them: the valid checked rows less the few skipped.
-      const added = `(SELECT c.* FROM ${checked} c ANTI JOIN ${skipped} USING (line_no) WHERE c.reason IS NULL)`;
-      await stageRollups(session, added, rolled, touched);
-      const backfill = await stageCalendarRollups(session, touched, rolled, tag);
-      await stageAttribution(session, added, tag);
-      mark('stage refreshes');
-      return await session.transaction(async (tx) => {
-        await tx.run(
-          `INSERT INTO event_quarantine SELECT $run, $source, line_no, reason, raw, $now_us FROM ${checked} WHERE reason IS NOT NULL`,
-          { run: req.runId, source: req.source, now_us: nowUs },
-        );
-        mark('quarantine');
-        await tx.run(
-          `INSERT INTO events
-           SELECT account, event_id, type, ts_us, ad_id, ad_group, campaign, user_id, country, device, platform,
-             product_feed_id, product_item_id, cost, event_name, amount, currency, $run, $now_us
-           FROM ${added}`,
-          { run: req.runId, now_us: nowUs },
-        );
-        mark('insert');
-        // This load's place in the data's history (snapshot reads, 0009_data_versions.sql).
-        const seq = Number((await tx.get(`SELECT nextval('data_load_seq') AS s`))?.['s']);
-        await tx.run('INSERT INTO data_loads VALUES ($seq, $run, $now_ms)', { seq, run: req.runId, now_ms: deps.clock.nowMs() });
-        await insertRollups(tx, rolled, seq);
-        mark('rollups');
-        await insertCalendarRollups(tx, touched, tag, seq, backfill);
-        mark('calendar rollups');
-        await refreshAttribution(tx, tag, seq);
-        mark('attribution');
-        await refreshDailySpend(tx, touched, deps.clock.nowMs());
-        mark('spend');
-        await options.beforeCommit?.(tx, summary);
-        return summary;
-      });
+      const lastLine = Number((await session.get(`SELECT coalesce(max(line_no), 0) AS n FROM ${checked}`))?.['n']);
+      // A check only: the counts, and nothing is stored.
+      if (options.dryRun) return await summarize(session, checked, skipped, 0, lastLine);
+      let summary = options.resume?.summary ?? emptySummary();
+      let from = options.resume?.linesDone ?? 0;
+      do {
+        const to = Math.max(from, Math.min(from + chunkLines, lastLine));
+        summary = addSummaries(summary, await summarize(session, checked, skipped, from, to));
+        await loadChunk(deps, session, { req, tag: `${tag}_${from}`, checked, skipped, from, to, nowUs, mark }, async (tx) => {
+          await options.beforeCommit?.(tx, summary, { linesDone: to, done: to >= lastLine });
+        });
+        from = to;
+      } while (from < lastLine);
+      return summary;
     } finally {
       for (const t of scratch) await session.run(`DROP TABLE IF EXISTS ${t}`).catch(() => undefined);
     }
   });
 }
 
-/** The run's counts from the checked rows and the skipped ones. */
-async function summarize(q: Queryable, checked: string, skipped: string): Promise<LoadSummary> {
+/**
+ * One chunk of a file, the lines in (from, to]: the new events' rollup,
+ * calendar and attribution scratch first, then one write transaction that
+ * quarantines the chunk's bad rows, stores its new events and refreshes the
+ * derived tables for what they touched.
+ */
+async function loadChunk(
+  deps: { clock: Clock },
+  session: WriterSession,
+  c: { req: LoadRequest; tag: string; checked: string; skipped: string; from: number; to: number; nowUs: number; mark: (phase: string) => void },
+  beforeCommit: (tx: Queryable) => Promise<void>,
+): Promise<void> {
+  const [rolled, touched] = [`rolled_${c.tag}`, `touched_${c.tag}`];
+  const scratch = [rolled, `${rolled}_narrow`, touched, ...calendarTables(c.tag), ...attributionTables(c.tag)];
+  const lines = `c.line_no > ${c.from} AND c.line_no <= ${c.to}`;
+  try {
+    // The chunk's new events as the insert and the refreshes read them: its valid checked rows less the few skipped.
+    const added = `(SELECT c.* FROM ${c.checked} c ANTI JOIN ${c.skipped} USING (line_no) WHERE c.reason IS NULL AND ${lines})`;
+    await stageRollups(session, added, rolled, touched);
+    const backfill = await stageCalendarRollups(session, touched, rolled, c.tag);
+    await stageAttribution(session, added, c.tag);
+    c.mark('stage refreshes');
+    await session.transaction(async (tx) => {
+      await tx.run(
+        `INSERT INTO event_quarantine SELECT $run, $source, line_no, reason, raw, $now_us FROM ${c.checked} c WHERE reason IS NOT NULL AND ${lines}`,
+        { run: c.req.runId, source: c.req.source, now_us: c.nowUs },
+      );
+      c.mark('quarantine');
+      await tx.run(
+        `INSERT INTO events
+         SELECT account, event_id, type, ts_us, ad_id, ad_group, campaign, user_id, country, device, platform,
+           product_feed_id, product_item_id, cost, event_name, amount, currency, $run, $now_us
+         FROM ${added}`,
+        { run: c.req.runId, now_us: c.nowUs },
+      );
+      c.mark('insert');
+      // This chunk's place in the data's history (snapshot reads, 0009_data_versions.sql).
+      const seq = Number((await tx.get(`SELECT nextval('data_load_seq') AS s`))?.['s']);
+      await tx.run('INSERT INTO data_loads VALUES ($seq, $run, $now_ms)', { seq, run: c.req.runId, now_ms: deps.clock.nowMs() });
+      await insertRollups(tx, rolled, seq);
+      c.mark('rollups');
+      await insertCalendarRollups(tx, touched, c.tag, seq, backfill);
+      c.mark('calendar rollups');
+      await refreshAttribution(tx, c.tag, seq);
+      c.mark('attribution');
+      await refreshDailySpend(tx, touched, deps.clock.nowMs());
+      c.mark('spend');
+      await beforeCommit(tx);
+    });
+  } finally {
+    for (const t of scratch) await session.run(`DROP TABLE IF EXISTS ${t}`).catch(() => undefined);
+  }
+}
+
+const emptySummary = (): LoadSummary => ({ rows_read: 0, stored: 0, duplicates: 0, quarantined: 0, quarantined_by_reason: {} });
+
+function addSummaries(a: LoadSummary, b: LoadSummary): LoadSummary {
+  const byReason: LoadSummary['quarantined_by_reason'] = { ...a.quarantined_by_reason };
+  for (const [reason, n] of Object.entries(b.quarantined_by_reason) as [QuarantineReason, number][]) byReason[reason] = (byReason[reason] ?? 0) + n;
+  return {
+    rows_read: a.rows_read + b.rows_read,
+    stored: a.stored + b.stored,
+    duplicates: a.duplicates + b.duplicates,
+    quarantined: a.quarantined + b.quarantined,
+    quarantined_by_reason: byReason,
+  };
+}
+
+/** The counts of the lines in (from, to], from the checked rows and the skipped ones. */
+async function summarize(q: Queryable, checked: string, skipped: string, from: number, to: number): Promise<LoadSummary> {
+  const range = { from, to };
   const counts = Counts.parse(
     await q.get(
-      `SELECT count(*) AS rows_read, count(*) FILTER (WHERE reason IS NULL) AS valid, count(*) FILTER (WHERE reason IS NULL) - (SELECT count(*) FROM ${skipped}) AS stored,
-         count(*) FILTER (WHERE reason IS NOT NULL) AS quarantined FROM ${checked}`,
+      `SELECT count(*) AS rows_read, count(*) FILTER (WHERE reason IS NULL) AS valid,
+         count(*) FILTER (WHERE reason IS NULL) - (SELECT count(*) FROM ${skipped} WHERE line_no > $from AND line_no <= $to) AS stored,
+         count(*) FILTER (WHERE reason IS NOT NULL) AS quarantined FROM ${checked} WHERE line_no > $from AND line_no <= $to`,
+      range,
     ),
   );
   const byReason: LoadSummary['quarantined_by_reason'] = {};
-  for (const r of await q.all(`SELECT reason, count(*) AS n FROM ${checked} WHERE reason IS NOT NULL GROUP BY reason`)) {
+  for (const r of await q.all(`SELECT reason, count(*) AS n FROM ${checked} WHERE reason IS NOT NULL AND line_no > $from AND line_no <= $to GROUP BY reason`, range)) {
     const reason = z.enum(QUARANTINE_REASONS).parse(r['reason']);
     byReason[reason] = Number(r['n']);
   }

@@ -70,6 +70,7 @@ export async function startService(opts: ServiceOptions): Promise<Service> {
       audienceMinSize: config.audienceMinSize,
       quarantineRetentionDays: config.quarantineRetentionDays,
       failedBatchRetentionDays: config.failedBatchRetentionDays,
+      ingestChunkLines: config.ingestChunkLines,
       webhooks: { timeScale: config.webhookTimeScale, timeoutMs: config.webhookTimeoutMs },
     });
     cleanups.push(() => jobs.close(config.shutdownTimeoutMs));

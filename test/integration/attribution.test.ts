@@ -61,7 +61,7 @@ const eventArb = fc.record({
 describe('attribution', () => {
   it('matches the reference for every window pair, whatever the load order', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(eventArb, { minLength: 20, maxLength: 60 }), fc.array(fc.nat(), { minLength: 60, maxLength: 60 }), fc.nat({ max: 60 }), fc.nat({ max: 60 }), async (raw, order, cutA, cutB) => {
+      fc.asyncProperty(fc.array(eventArb, { minLength: 20, maxLength: 60 }), fc.array(fc.nat(), { minLength: 60, maxLength: 60 }), fc.nat({ max: 60 }), fc.nat({ max: 60 }), fc.integer({ min: 4, max: 64 }), async (raw, order, cutA, cutB, chunkLines) => {
         run++;
         const { accountId, ads } = await accountWithAds();
         const events: Ev[] = raw.map((e, i) => ({ ...e, event_id: `a${run}-${String(i).padStart(2, '0')}` }));
@@ -72,13 +72,14 @@ describe('attribution', () => {
               ? { event_id: e.event_id, type: e.type, timestamp: e.ts, user_id: e.user, ad_account_id: accountId, event_name: 'order_created' }
               : { event_id: e.event_id, type: e.type, timestamp: e.ts, user_id: e.user, ad_id: ads[e.ad] },
           );
-        // Three loads, so later touches correct conversions stored by earlier loads, and earlier ones stay put.
+        // Three loads, so later touches correct conversions stored by earlier loads, and earlier ones stay put;
+        // each load is committed in chunks of `chunkLines` lines, which are loads of their own.
         const [lo, hi] = [Math.min(cutA, cutB), Math.max(cutA, cutB)];
         for (const [i, part] of [shuffled.slice(0, lo), shuffled.slice(lo, hi), shuffled.slice(hi)].entries()) {
           if (part.length === 0) continue;
           const path = join(t.dataDir, `attr-${run}-${i}.ndjson`);
           writeFileSync(path, part.map(line).join('\n') + '\n');
-          await loadEventFile(t, { runId: 'attr', path, format: 'ndjson', source: 'test', scopeAccountId: null });
+          await loadEventFile(t, { runId: 'attr', path, format: 'ndjson', source: 'test', scopeAccountId: null }, { chunkLines });
         }
         const rows = await t.store.all(
           'SELECT conversion_event_id, click_window, view_window, kind, touch_event_id, ad_id FROM attributions WHERE ad_account_id = $a AND valid_to IS NULL',

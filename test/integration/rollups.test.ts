@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
-import { loadEventFile } from '../../src/ingest/load-events.js';
+import { loadEventFile, type LoadSummary } from '../../src/ingest/load-events.js';
 import { bearer, makeAccount } from '../support/context.js';
 import { insertFile } from '../support/files.js';
 import { startTestApp, type TestApp } from '../support/app.js';
@@ -58,15 +58,38 @@ function write(w: World, name: string, rows: typeof events): string {
 }
 const load = (w: World, path: string) => loadEventFile(w.t, { runId: 'r', path, format: 'ndjson', source: 'test', scopeAccountId: null });
 
+class Crash extends Error {}
+/** What the loads of the chunked world reported (their sums are compared with one undivided load's). */
+const chunked: { summaries: LoadSummary[]; committed: number } = { summaries: [], committed: 0 };
+
 beforeAll(async () => {
-  worlds.push(await world(), await world());
-  const [one, two] = worlds as [World, World];
-  await load(one, write(one, 'all.ndjson', events));
-  // The other world: reversed, split in three overlapping parts.
+  worlds.push(await world(), await world(), await world());
+  const [one, two, three] = worlds as [World, World, World];
+  chunked.summaries.push(await load(one, write(one, 'all.ndjson', events)));
+  // The second world: reversed, split in three overlapping parts.
   const rev = [...events].reverse();
   await load(two, write(two, 'a.ndjson', rev.slice(0, 1500)));
   await load(two, write(two, 'b.ndjson', rev.slice(1000, 3000)));
   await load(two, write(two, 'c.ndjson', rev.slice(2500)));
+  // The third: the whole file with its first 1,000 rows repeated at the end, in chunks of 333 lines;
+  // the load stops after its third chunk committed (as a crash would), and a second attempt goes on from there.
+  const path = write(three, 'chunked.ndjson', [...events, ...events.slice(0, 1000)]);
+  let progress: { linesDone: number; summary: LoadSummary } | undefined;
+  const first = loadEventFile(
+    three.t,
+    { runId: 'r', path, format: 'ndjson', source: 'test', scopeAccountId: null },
+    {
+      chunkLines: 333,
+      beforeCommit: async (_tx, summary, p) => {
+        if (chunked.committed === 3) throw new Crash();
+        chunked.committed++;
+        progress = { linesDone: p.linesDone, summary };
+      },
+    },
+  );
+  await expect(first).rejects.toBeInstanceOf(Crash);
+  if (progress === undefined) throw new Error('no chunk committed');
+  chunked.summaries.push(await loadEventFile(three.t, { runId: 'r', path, format: 'ndjson', source: 'test', scopeAccountId: null }, { chunkLines: 333, resume: progress }));
 });
 afterAll(async () => {
   for (const w of worlds) await w.t.close();
@@ -111,5 +134,16 @@ describe('15-minute rollups', () => {
     for (const segment of ['none', 'country', 'device', 'platform', 'product']) {
       expect(await actual(worlds[1] as World, segment)).toEqual(await actual(worlds[0] as World, segment));
     }
+  });
+
+  it('are the same when a file is loaded in chunks, one attempt stopping part-way and the next going on', async () => {
+    const [one, , three] = worlds as [World, World, World];
+    expect(chunked.committed).toBe(3);
+    for (const segment of ['none', 'country', 'device', 'platform', 'product']) expect(await actual(three, segment)).toEqual(await actual(one, segment));
+    // The counts are the undivided load's, plus the repeated rows as duplicates.
+    expect(chunked.summaries[1]).toEqual({ ...chunked.summaries[0], rows_read: events.length + 1000, duplicates: 1000 });
+    for (const w of [one, three]) expect(await w.t.store.get('SELECT count(*) AS n, count(DISTINCT event_id) AS ids FROM events')).toEqual({ n: events.length, ids: events.length });
+    // Each committed chunk is a load of its own in the data's history: 5000 lines in chunks of 333 are 16, 3 of them from the first attempt.
+    expect(await three.t.store.get('SELECT count(*) AS n FROM data_loads')).toEqual({ n: Math.ceil((events.length + 1000) / 333) });
   });
 });
