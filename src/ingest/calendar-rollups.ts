@@ -30,17 +30,19 @@ const KEYS = 'r.campaign_id, r.ad_group_id, r.ad_id, r.segment, r.segment_value,
  */
 export async function stageCalendarRollups(q: Queryable, touched: string, rolled: string, tag: string): Promise<boolean> {
   const [map, day, month] = calendarTables(tag);
-  // An account's calendar zone: the one its rollups use already, else its own. It is fresh when it has
-  // 15-minute rows but no day rows yet (a store from before the migration).
-  const calendars = (
-    await q.all(
-      `SELECT t.account, coalesce(c.timezone, a.timezone) AS timezone,
-         NOT EXISTS (SELECT 1 FROM rollup_1d d WHERE d.ad_account_id = t.account)
-           AND EXISTS (SELECT 1 FROM rollup_15m r WHERE r.ad_account_id = t.account) AS fresh
-       FROM (SELECT DISTINCT account FROM ${touched}) t JOIN ad_accounts a ON a.id = t.account
-       LEFT JOIN rollup_calendars c ON c.ad_account_id = t.account`,
-    )
-  ).map((r) => CalendarRow.parse(r));
+  // An account's calendar zone: the one its rollups use already, else its own. An account without a
+  // calendar is fresh when it has 15-minute rows (a store from before the migration): looked up per
+  // account with a LIMIT, since a correlated EXISTS over the rollups is planned as a join of them all.
+  const calendars: z.infer<typeof CalendarRow>[] = [];
+  for (const r of await q.all(
+    `SELECT t.account, coalesce(c.timezone, a.timezone) AS timezone, c.timezone IS NOT NULL AS has_calendar
+     FROM (SELECT DISTINCT account FROM ${touched}) t JOIN ad_accounts a ON a.id = t.account
+     LEFT JOIN rollup_calendars c ON c.ad_account_id = t.account`,
+  )) {
+    const account = z.string().parse(r['account']);
+    const fresh = r['has_calendar'] !== true && (await q.get('SELECT 1 AS x FROM rollup_15m WHERE ad_account_id = $account LIMIT 1', { account })) !== undefined;
+    calendars.push(CalendarRow.parse({ account, timezone: r['timezone'], fresh }));
+  }
   await q.run(`CREATE TEMP TABLE ${map} (account VARCHAR, q BIGINT, day_q BIGINT, month_q BIGINT, backfill BOOLEAN)`);
   for (const c of calendars) {
     const source = c.fresh

@@ -58,6 +58,8 @@ export function formatOf(path: string): EventFileFormat | undefined {
 /**
  * Lines of a file per load transaction (ADSVC_INGEST_CHUNK_LINES). A chunk's
  * scratch sums, its uncommitted rows and its refreshes are what a load holds
- * in memory at once, so this bounds a large file's memory.
+ * at once; each chunk also reads the stored events its attribution needs
+ * again. Measured on 10M events into a store of 50M with a 1.2GB memory limit
+ * (bench ingest): 1M-line chunks 87 s, 2.5M 60 s, 5M 53 s, undivided 51 s.
  */
-export const INGEST_CHUNK_LINES = 1_000_000;
+export const INGEST_CHUNK_LINES = 5_000_000;

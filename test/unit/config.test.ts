@@ -6,7 +6,7 @@ describe('loadConfig', () => {
     const c = loadConfig({}, '/srv/app');
     expect(c).toMatchObject({ port: 8080, host: '0.0.0.0', dataDir: '/srv/app/data', redisUrl: undefined, logLevel: 'info', reviewDelayMs: 5000 });
     expect(c.queuePrefix).toBe(defaultQueuePrefix('/srv/app/data'));
-    expect(c.duckdbMemoryLimit).toBeUndefined();
+    expect(c.duckdbMemoryLimit).toBe('1GB');
     expect(loadConfig({ ADSVC_DUCKDB_MEMORY_LIMIT: '4GB' }, '/').duckdbMemoryLimit).toBe('4GB');
   });
 
