@@ -11,15 +11,14 @@ import type { Queryable } from '../store/store.js';
  * after it and at most 30 days (clicks) or 1 day (impressions) later, so a
  * stored conversion outside every such span of every new touch keeps its
  * attribution, and is not read again. The affected ones are recomputed from
- * stored events; their current rows end with this load (kept for snapshot
+ * the stored events and the load's new ones; their current rows end with this load (kept for snapshot
  * reads until compaction) and their new rows start with it.
  *
  * The latest click at or before a conversion is found once (an ASOF join);
  * it is the attributed click for every click window it falls in, since an
  * older click cannot be inside a window the latest one is outside of. Ties
- * on time go to the larger event id (touches are pre-aggregated per time,
- * carrying the winning touch's own fields, so the result needs no lookup of
- * the touch by id afterwards).
+ * on time go to the larger event id: the touches at the found time are read
+ * again, and the winner carries its own fields out of that small aggregate.
  */
 const DAY_US = 86_400_000_000;
 /** The longest click window and the view window, in days (EVENTS.md). */
@@ -28,19 +27,26 @@ const VIEW_DAYS = 1;
 
 /** The scratch tables of one load's attribution (`tag` names them). */
 export const attributionTables = (tag: string) =>
-  [`affected_convs_${tag}`, `new_touches_${tag}`, `click_days_${tag}`, `view_days_${tag}`] as const;
+  [`affected_convs_${tag}`, `new_touches_${tag}`, `click_days_${tag}`, `view_days_${tag}`, `attributed_${tag}`] as const;
 
 /**
  * Lists the conversions a load's new events (`added`, as the loader's
- * checked rows) can change the attribution of. It only reads, so the loader
- * runs it before its transaction, holding the writer (Store.writerSession).
+ * checked rows) can change the attribution of, and computes their new rows
+ * from the stored events and the new ones together: that is the data as the
+ * load's transaction will leave it. It only reads, so the loader runs it
+ * before its transaction, holding the writer (Store.writerSession); inside
+ * the transaction, whose uncommitted rows hold memory of their own, the
+ * touch aggregate ran out of a 1GB memory limit.
  */
 export async function stageAttribution(q: Queryable, added: string, tag: string): Promise<void> {
-  const [affected, touches, clickDays, viewDays] = attributionTables(tag);
-  // The new touches that could be attributed to some conversion: only those with a user.
+  const [affected, touches, clickDays, viewDays, attributed] = attributionTables(tag);
+  // The new touches that could be attributed to some conversion (only those with a user), read from the
+  // load's rows once: the attribution below reads them several times.
   await q.run(
     `CREATE TEMP TABLE ${touches} AS
-     SELECT account, user_id, ts_us, type = 'click' AS is_click FROM ${added} WHERE type IN ('impression', 'click') AND user_id IS NOT NULL`,
+     SELECT account, user_id, ts_us, type = 'click' AS is_click, type, event_id, ad_id, ad_group, campaign, country, device, platform,
+       product_feed_id, product_item_id
+     FROM ${added} WHERE type IN ('impression', 'click') AND user_id IS NOT NULL`,
   );
   // The conversions to recompute (with what their rows need): this load's own, and stored ones that a
   // new touch of the same user is within reach of. The latest new touch at or before a conversion is the
@@ -51,8 +57,8 @@ export async function stageAttribution(q: Queryable, added: string, tag: string)
      UNION
      SELECT c.ad_account_id, c.user_id, c.event_id, c.ts_us, c.event_name, c.value, c.currency
      FROM events c
-     ASOF LEFT JOIN (SELECT * FROM ${touches} WHERE is_click) k ON k.account = c.ad_account_id AND k.user_id = c.user_id AND k.ts_us <= c.ts_us
-     ASOF LEFT JOIN (SELECT * FROM ${touches} WHERE NOT is_click) v ON v.account = c.ad_account_id AND v.user_id = c.user_id AND v.ts_us <= c.ts_us
+     ASOF LEFT JOIN (SELECT account, user_id, ts_us FROM ${touches} WHERE is_click) k ON k.account = c.ad_account_id AND k.user_id = c.user_id AND k.ts_us <= c.ts_us
+     ASOF LEFT JOIN (SELECT account, user_id, ts_us FROM ${touches} WHERE NOT is_click) v ON v.account = c.ad_account_id AND v.user_id = c.user_id AND v.ts_us <= c.ts_us
      WHERE c.type = 'conversion'
        AND c.ts_us BETWEEN (SELECT min(ts_us) FROM ${touches}) AND (SELECT max(ts_us) + ${CLICK_DAYS * DAY_US} FROM ${touches})
        AND (c.ts_us - k.ts_us <= ${CLICK_DAYS * DAY_US} OR c.ts_us - v.ts_us <= ${VIEW_DAYS * DAY_US})`,
@@ -67,33 +73,54 @@ export async function stageAttribution(q: Queryable, added: string, tag: string)
        FROM (SELECT DISTINCT ad_account_id, user_id, ts_us // ${DAY_US} AS day FROM ${affected}) c, range(${days + 1}) k(k)`,
     );
   }
-}
-
-/** Recomputes the conversions `stageAttribution` listed, inside the load's transaction (`seq`: the load). */
-export async function refreshAttribution(tx: Queryable, tag: string, seq: number): Promise<void> {
-  const [affected, , clickDays, viewDays] = attributionTables(tag);
-  if (Number((await tx.get(`SELECT count(*) AS n FROM ${affected}`))?.['n']) === 0) return;
-  await tx.run(
-    `UPDATE attributions a SET valid_to = $seq FROM ${affected} f
-     WHERE a.ad_account_id = f.ad_account_id AND a.conversion_event_id = f.event_id AND a.valid_to IS NULL`,
-    { seq },
-  );
-  const touchesOf = (type: string, days: string) =>
-    `SELECT e.ad_account_id, e.user_id, e.ts_us, max(e.event_id) AS event_id,
-       arg_max({ad_id: e.ad_id, ad_group_id: e.ad_group_id, campaign_id: e.campaign_id, country: e.country, device: e.device,
-         platform: e.platform, product_feed_id: e.product_feed_id, product_item_id: e.product_item_id}, e.event_id) AS t
-     FROM events e SEMI JOIN ${days} d ON e.ad_account_id = d.ad_account_id AND e.user_id = d.user_id AND e.ts_us // ${DAY_US} = d.day
-     WHERE e.type = '${type}'
-       AND e.ts_us BETWEEN (SELECT min(day) * ${DAY_US} FROM ${days}) AND (SELECT (max(day) + 1) * ${DAY_US} FROM ${days})
-     GROUP BY e.ad_account_id, e.user_id, e.ts_us`;
-  const attributed = `
-     WITH clicks AS (${touchesOf('click', clickDays)}), views AS (${touchesOf('impression', viewDays)}),
-     latest AS (
-       SELECT c.ad_account_id, c.user_id, c.event_id, c.ts_us, c.event_name, c.value, c.currency,
-         k.event_id AS click_id, k.ts_us AS click_ts, k.t AS click, v.event_id AS view_id, v.ts_us AS view_ts, v.t AS view
+  // Touches as stored, with the load's new ones (named as stored).
+  const allEvents = `(
+       SELECT ad_account_id, user_id, type, ts_us, event_id, ad_id, ad_group_id, campaign_id, country, device, platform, product_feed_id, product_item_id FROM events
+       UNION ALL
+       SELECT account, user_id, type, ts_us, event_id, ad_id, ad_group, campaign, country, device, platform, product_feed_id, product_item_id FROM ${touches}
+     )`;
+  // The latest touch time at or before each conversion, per kind, from narrow rows (an ASOF join)...
+  // Time bounds as constants, not subqueries: a scalar subquery in the filter hid the scan's size from the
+  // planner, which then built the join's hash table on millions of touches instead of on the days.
+  const bounds = async (days: string) => {
+    const r = await q.get(`SELECT coalesce(min(day), 0) AS lo, coalesce(max(day) + 1, 0) AS hi FROM ${days}`);
+    return { lo: Number(r?.['lo'] ?? 0) * DAY_US, hi: Number(r?.['hi'] ?? 0) * DAY_US };
+  };
+  const range = { click: await bounds(clickDays), impression: await bounds(viewDays) };
+  const touchTimes = (type: 'click' | 'impression', days: string) =>
+    `SELECT e.ad_account_id, e.user_id, e.ts_us
+     -- An inner join (the days are distinct), so the hash table is built on the days: as a semi join over the union
+     -- the planner built it on the touches instead (5 s for 22M impressions).
+     FROM ${allEvents} e JOIN ${days} d ON e.ad_account_id = d.ad_account_id AND e.user_id = d.user_id AND e.ts_us // ${DAY_US} = d.day
+     WHERE e.type = '${type}' AND e.ts_us BETWEEN ${range[type].lo} AND ${range[type].hi}`;
+  // ...then the touch at that time (the larger event id on a tie) with its own fields: an aggregate over
+  // one conversion's ties only, not over every touch (which ran out of a 1GB memory limit).
+  const touchAt = (type: string, col: 'click_ts' | 'view_ts') => {
+    // Joined to the stored events and to the new ones apart, so each join builds on the few conversions.
+    const from = (source: string, cols: string) =>
+      `SELECT l.ad_account_id, l.event_id, e.event_id AS touch_id, {${cols}} AS t
+       FROM times l JOIN ${source} e ON e.${source === 'events' ? 'ad_account_id' : 'account'} = l.ad_account_id AND e.user_id = l.user_id AND e.ts_us = l.${col}
+       WHERE e.type = '${type}' AND e.ts_us BETWEEN (SELECT min(${col}) FROM times) AND (SELECT max(${col}) FROM times)
+         -- An integer filter first: only rows at one of the found times reach the join on the id strings.
+         AND e.ts_us IN (SELECT ${col} FROM times)`;
+    const fields = (g: string, c: string) =>
+      `ad_id: e.ad_id, ad_group_id: e.${g}, campaign_id: e.${c}, country: e.country, device: e.device, platform: e.platform, product_feed_id: e.product_feed_id, product_item_id: e.product_item_id`;
+    return `SELECT ad_account_id, event_id, max(touch_id) AS touch_id, arg_max(t, touch_id) AS t
+     FROM (${from('events', fields('ad_group_id', 'campaign_id'))} UNION ALL ${from(touches, fields('ad_group', 'campaign'))})
+     GROUP BY ad_account_id, event_id`;
+  };
+  await q.run(
+    `CREATE TEMP TABLE ${attributed} AS
+     WITH times AS MATERIALIZED (
+       SELECT c.ad_account_id, c.user_id, c.event_id, c.ts_us, c.event_name, c.value, c.currency, k.ts_us AS click_ts, v.ts_us AS view_ts
        FROM ${affected} c
-       ASOF LEFT JOIN clicks k ON k.ad_account_id = c.ad_account_id AND k.user_id = c.user_id AND k.ts_us <= c.ts_us
-       ASOF LEFT JOIN views v ON v.ad_account_id = c.ad_account_id AND v.user_id = c.user_id AND v.ts_us <= c.ts_us
+       ASOF LEFT JOIN (${touchTimes('click', clickDays)}) k ON k.ad_account_id = c.ad_account_id AND k.user_id = c.user_id AND k.ts_us <= c.ts_us
+       ASOF LEFT JOIN (${touchTimes('impression', viewDays)}) v ON v.ad_account_id = c.ad_account_id AND v.user_id = c.user_id AND v.ts_us <= c.ts_us
+     ), latest AS (
+       SELECT l.*, k.touch_id AS click_id, k.t AS click, v.touch_id AS view_id, v.t AS view
+       FROM times l
+       LEFT JOIN (${touchAt('click', 'click_ts')}) k ON k.ad_account_id = l.ad_account_id AND k.event_id = l.event_id
+       LEFT JOIN (${touchAt('impression', 'view_ts')}) v ON v.ad_account_id = l.ad_account_id AND v.event_id = l.event_id
      ), chosen AS (
        SELECT l.*, w.click_window, w.view_window,
          CASE WHEN l.click_ts >= l.ts_us - w.click_window * ${DAY_US} THEN 'click'
@@ -107,7 +134,19 @@ export async function refreshAttribution(tx: Queryable, tag: string, seq: number
      )
      SELECT p.ad_account_id, p.user_id, p.event_id, p.click_window, p.view_window, p.kind, p.touch_id,
        p.touch.ad_id, p.touch.ad_group_id, p.touch.campaign_id, p.touch.country, p.touch.device, p.touch.platform,
-       p.touch.product_feed_id, p.touch.product_item_id, p.touch_ts, p.ts_us, p.event_name, p.value, p.currency, $seq, NULL
-     FROM picked p`;
-  await tx.run(`INSERT INTO attributions ${attributed}`, { seq });
+       p.touch.product_feed_id, p.touch.product_item_id, p.touch_ts, p.ts_us, p.event_name, p.value, p.currency
+     FROM picked p`,
+  );
+}
+
+/** Inside the load's transaction (`seq`: the load): ends the current rows of the conversions `stageAttribution` listed, and adds their new ones. */
+export async function refreshAttribution(tx: Queryable, tag: string, seq: number): Promise<void> {
+  const [affected, , , , attributed] = attributionTables(tag);
+  if (Number((await tx.get(`SELECT count(*) AS n FROM ${affected}`))?.['n']) === 0) return;
+  await tx.run(
+    `UPDATE attributions a SET valid_to = $seq FROM ${affected} f
+     WHERE a.ad_account_id = f.ad_account_id AND a.conversion_event_id = f.event_id AND a.valid_to IS NULL`,
+    { seq },
+  );
+  await tx.run(`INSERT INTO attributions SELECT *, $seq, NULL FROM ${attributed}`, { seq });
 }
