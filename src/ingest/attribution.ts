@@ -79,7 +79,6 @@ export async function stageAttribution(q: Queryable, added: string, tag: string)
        UNION ALL
        SELECT account, user_id, type, ts_us, event_id, ad_id, ad_group, campaign, country, device, platform, product_feed_id, product_item_id FROM ${touches}
      )`;
-  // The latest touch time at or before each conversion, per kind, from narrow rows (an ASOF join)...
   // Time bounds as constants, not subqueries: a scalar subquery in the filter hid the scan's size from the
   // planner, which then built the join's hash table on millions of touches instead of on the days.
   const bounds = async (days: string) => {
@@ -87,6 +86,7 @@ export async function stageAttribution(q: Queryable, added: string, tag: string)
     return { lo: Number(r?.['lo'] ?? 0) * DAY_US, hi: Number(r?.['hi'] ?? 0) * DAY_US };
   };
   const range = { click: await bounds(clickDays), impression: await bounds(viewDays) };
+  // The latest touch time at or before each conversion, per kind, from narrow rows (an ASOF join)...
   const touchTimes = (type: 'click' | 'impression', days: string) =>
     `SELECT e.ad_account_id, e.user_id, e.ts_us
      -- An inner join (the days are distinct), so the hash table is built on the days: as a semi join over the union
@@ -100,9 +100,7 @@ export async function stageAttribution(q: Queryable, added: string, tag: string)
     const from = (source: string, cols: string) =>
       `SELECT l.ad_account_id, l.event_id, e.event_id AS touch_id, {${cols}} AS t
        FROM times l JOIN ${source} e ON e.${source === 'events' ? 'ad_account_id' : 'account'} = l.ad_account_id AND e.user_id = l.user_id AND e.ts_us = l.${col}
-       WHERE e.type = '${type}' AND e.ts_us BETWEEN (SELECT min(${col}) FROM times) AND (SELECT max(${col}) FROM times)
-         -- An integer filter first: only rows at one of the found times reach the join on the id strings.
-         AND e.ts_us IN (SELECT ${col} FROM times)`;
+       WHERE e.type = '${type}' AND e.ts_us BETWEEN (SELECT min(${col}) FROM times) AND (SELECT max(${col}) FROM times)`;
     const fields = (g: string, c: string) =>
       `ad_id: e.ad_id, ad_group_id: e.${g}, campaign_id: e.${c}, country: e.country, device: e.device, platform: e.platform, product_feed_id: e.product_feed_id, product_item_id: e.product_item_id`;
     return `SELECT ad_account_id, event_id, max(touch_id) AS touch_id, arg_max(t, touch_id) AS t
