@@ -93,45 +93,64 @@ export const CURSOR_LIFETIME_MS = 24 * 3_600_000;
 const ROLLUP_TABLES = ['rollup_15m', 'rollup_1d', 'rollup_1mo'];
 const ROLLUP_KEYS = ['ad_account_id', 'bucket', 'campaign_id', 'ad_group_id', 'ad_id', 'segment', 'segment_value', 'feed_value', 'item_value'];
 
+/** Compaction works through each rollup in slices of this many quarter-hours (a day, 30 days, a year), each its own transaction. */
+const COMPACTION_SLICE_QUARTERS: Record<string, number> = { rollup_15m: 96, rollup_1d: 30 * 96, rollup_1mo: 366 * 96 };
+
 /**
  * Compaction: rollup rows of loads committed more than a cursor lifetime ago
  * are merged into one row per key (tagged with the horizon), attribution rows
  * that ended by then are deleted, and the database is checkpointed (the WAL
  * written into the file, deleted rows vacuumed). Every cursor still valid
  * reads at or after the horizon, so it sees the same sums.
+ *
+ * The horizon is recorded first, so older cursors are refused before any row
+ * moves; then each rollup is merged in slices of buckets, each in its own
+ * transaction. A slice keeps every sum at or after the horizon, so readers
+ * see the same numbers between slices, and an interrupted run is finished by
+ * the next. One transaction over a whole rollup ran out of a 1GB memory
+ * limit on a store of 50M events.
  */
 export async function compactStore(deps: { store: Store; clock: Clock }): Promise<{ horizon: number; merged: number }> {
   const cutoff = deps.clock.nowMs() - CURSOR_LIFETIME_MS;
-  const merged = await deps.store.transaction(async (tx) => {
-    const horizon = Number((await tx.get('SELECT coalesce(max(seq), 0) AS h FROM data_loads WHERE committed_at_ms < $cutoff', { cutoff }))?.['h'] ?? 0);
-    if (horizon === 0) return { horizon, merged: 0 };
-    const keys = ROLLUP_KEYS.join(', ');
+  const horizon = Number((await deps.store.get('SELECT coalesce(max(seq), 0) AS h FROM data_loads WHERE committed_at_ms < $cutoff', { cutoff }))?.['h'] ?? 0);
+  if (horizon === 0) return { horizon, merged: 0 };
+  await deps.store.run('INSERT INTO data_compactions VALUES ($h, $now)', { h: horizon, now: deps.clock.nowMs() });
+  const keys = ROLLUP_KEYS.join(', ');
+  // The merged rows are summed as scratch before each slice's transaction, on the writer's own connection.
+  const merged = await deps.store.writerSession(async (session) => {
     let n = 0;
     for (const table of ROLLUP_TABLES) {
-      await tx.run(
-        `CREATE TEMP TABLE compact_rollup AS
-         SELECT ${keys}, sum(impressions)::BIGINT AS impressions, sum(clicks)::BIGINT AS clicks, sum(spend_micros)::BIGINT AS spend_micros, $h::BIGINT AS load_seq
-         FROM ${table} WHERE load_seq <= $h GROUP BY ALL HAVING count(*) > 1`,
-        { h: horizon },
-      );
-      try {
-        const merged = Number((await tx.get('SELECT count(*) AS n FROM compact_rollup'))?.['n'] ?? 0);
-        if (merged > 0) {
-          await tx.run(
-            `DELETE FROM ${table} r USING compact_rollup c WHERE r.load_seq <= $h AND ${ROLLUP_KEYS.map((k) => `r.${k} IS NOT DISTINCT FROM c.${k}`).join(' AND ')}`,
-            { h: horizon },
+      const step = COMPACTION_SLICE_QUARTERS[table] ?? 96;
+      const span = await session.get(`SELECT min(bucket) AS lo, max(bucket) AS hi FROM ${table} WHERE load_seq <= $h`, { h: horizon });
+      if (span?.['lo'] === null || span?.['lo'] === undefined) continue;
+      for (let lo = Number(span['lo']); lo <= Number(span['hi']); lo += step) {
+        const slice = { h: horizon, lo, hi: lo + step };
+        try {
+          await session.run(
+            `CREATE TEMP TABLE compact_rollup AS
+             SELECT ${keys}, sum(impressions)::BIGINT AS impressions, sum(clicks)::BIGINT AS clicks, sum(spend_micros)::BIGINT AS spend_micros, $h::BIGINT AS load_seq
+             FROM ${table} WHERE load_seq <= $h AND bucket >= $lo AND bucket < $hi GROUP BY ALL HAVING count(*) > 1`,
+            slice,
           );
-          await tx.run(`INSERT INTO ${table} SELECT * FROM compact_rollup ORDER BY segment, bucket`);
+          const rows = Number((await session.get('SELECT count(*) AS n FROM compact_rollup'))?.['n'] ?? 0);
+          if (rows === 0) continue;
+          await session.transaction(async (tx) => {
+            await tx.run(
+              `DELETE FROM ${table} r USING compact_rollup c
+               WHERE r.load_seq <= $h AND r.bucket >= $lo AND r.bucket < $hi AND ${ROLLUP_KEYS.map((k) => `r.${k} IS NOT DISTINCT FROM c.${k}`).join(' AND ')}`,
+              slice,
+            );
+            await tx.run(`INSERT INTO ${table} SELECT * FROM compact_rollup ORDER BY segment, bucket`);
+          });
+          n += rows;
+        } finally {
+          await session.run('DROP TABLE IF EXISTS compact_rollup');
         }
-        n += merged;
-      } finally {
-        await tx.run('DROP TABLE IF EXISTS compact_rollup');
       }
     }
-    await tx.run('DELETE FROM attributions WHERE valid_to <= $h', { h: horizon });
-    await tx.run('INSERT INTO data_compactions VALUES ($h, $now)', { h: horizon, now: deps.clock.nowMs() });
-    return { horizon, merged: n };
+    return n;
   });
+  await deps.store.run('DELETE FROM attributions WHERE valid_to <= $h', { h: horizon });
   await deps.store.run('CHECKPOINT');
-  return merged;
+  return { horizon, merged };
 }
