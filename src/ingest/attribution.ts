@@ -24,6 +24,8 @@ const DAY_US = 86_400_000_000;
 /** The longest click window and the view window, in days (EVENTS.md). */
 const CLICK_DAYS = 30;
 const VIEW_DAYS = 1;
+/** A touch's columns, in the events table and in a load's scratch table of new touches alike. */
+const TOUCH_COLUMNS = 'ad_account_id, user_id, type, ts_us, event_id, ad_id, ad_group_id, campaign_id, country, device, platform, product_feed_id, product_item_id';
 
 /** The scratch tables of one load's attribution (`tag` names them). */
 export const attributionTables = (tag: string) =>
@@ -41,11 +43,11 @@ export const attributionTables = (tag: string) =>
 export async function stageAttribution(q: Queryable, added: string, tag: string): Promise<void> {
   const [affected, touches, clickDays, viewDays, attributed] = attributionTables(tag);
   // The new touches that could be attributed to some conversion (only those with a user), read from the
-  // load's rows once: the attribution below reads them several times.
+  // load's rows once (the attribution below reads them several times), under the events table's column names.
   await q.run(
     `CREATE TEMP TABLE ${touches} AS
-     SELECT account, user_id, ts_us, type = 'click' AS is_click, type, event_id, ad_id, ad_group, campaign, country, device, platform,
-       product_feed_id, product_item_id
+     SELECT account AS ad_account_id, user_id, type, ts_us, event_id, ad_id, ad_group AS ad_group_id, campaign AS campaign_id,
+       country, device, platform, product_feed_id, product_item_id
      FROM ${added} WHERE type IN ('impression', 'click') AND user_id IS NOT NULL`,
   );
   // The conversions to recompute (with what their rows need): this load's own, and stored ones that a
@@ -57,8 +59,8 @@ export async function stageAttribution(q: Queryable, added: string, tag: string)
      UNION
      SELECT c.ad_account_id, c.user_id, c.event_id, c.ts_us, c.event_name, c.value, c.currency
      FROM events c
-     ASOF LEFT JOIN (SELECT account, user_id, ts_us FROM ${touches} WHERE is_click) k ON k.account = c.ad_account_id AND k.user_id = c.user_id AND k.ts_us <= c.ts_us
-     ASOF LEFT JOIN (SELECT account, user_id, ts_us FROM ${touches} WHERE NOT is_click) v ON v.account = c.ad_account_id AND v.user_id = c.user_id AND v.ts_us <= c.ts_us
+     ASOF LEFT JOIN (SELECT ad_account_id, user_id, ts_us FROM ${touches} WHERE type = 'click') k ON k.ad_account_id = c.ad_account_id AND k.user_id = c.user_id AND k.ts_us <= c.ts_us
+     ASOF LEFT JOIN (SELECT ad_account_id, user_id, ts_us FROM ${touches} WHERE type = 'impression') v ON v.ad_account_id = c.ad_account_id AND v.user_id = c.user_id AND v.ts_us <= c.ts_us
      WHERE c.type = 'conversion'
        AND c.ts_us BETWEEN (SELECT min(ts_us) FROM ${touches}) AND (SELECT max(ts_us) + ${CLICK_DAYS * DAY_US} FROM ${touches})
        AND (c.ts_us - k.ts_us <= ${CLICK_DAYS * DAY_US} OR c.ts_us - v.ts_us <= ${VIEW_DAYS * DAY_US})`,
@@ -73,12 +75,8 @@ export async function stageAttribution(q: Queryable, added: string, tag: string)
        FROM (SELECT DISTINCT ad_account_id, user_id, ts_us // ${DAY_US} AS day FROM ${affected}) c, range(${days + 1}) k(k)`,
     );
   }
-  // Touches as stored, with the load's new ones (named as stored).
-  const allEvents = `(
-       SELECT ad_account_id, user_id, type, ts_us, event_id, ad_id, ad_group_id, campaign_id, country, device, platform, product_feed_id, product_item_id FROM events
-       UNION ALL
-       SELECT account, user_id, type, ts_us, event_id, ad_id, ad_group, campaign, country, device, platform, product_feed_id, product_item_id FROM ${touches}
-     )`;
+  // Touches as stored, with the load's new ones.
+  const allEvents = `(SELECT ${TOUCH_COLUMNS} FROM events UNION ALL SELECT ${TOUCH_COLUMNS} FROM ${touches})`;
   // Time bounds as constants, not subqueries: a scalar subquery in the filter hid the scan's size from the
   // planner, which then built the join's hash table on millions of touches instead of on the days.
   const bounds = async (days: string) => {
@@ -97,14 +95,14 @@ export async function stageAttribution(q: Queryable, added: string, tag: string)
   // one conversion's ties only, not over every touch (which ran out of a 1GB memory limit).
   const touchAt = (type: string, col: 'click_ts' | 'view_ts') => {
     // Joined to the stored events and to the new ones apart, so each join builds on the few conversions.
-    const from = (source: string, cols: string) =>
-      `SELECT l.ad_account_id, l.event_id, e.event_id AS touch_id, {${cols}} AS t
-       FROM times l JOIN ${source} e ON e.${source === 'events' ? 'ad_account_id' : 'account'} = l.ad_account_id AND e.user_id = l.user_id AND e.ts_us = l.${col}
+    const from = (source: string) =>
+      `SELECT l.ad_account_id, l.event_id, e.event_id AS touch_id,
+         {ad_id: e.ad_id, ad_group_id: e.ad_group_id, campaign_id: e.campaign_id, country: e.country, device: e.device, platform: e.platform,
+          product_feed_id: e.product_feed_id, product_item_id: e.product_item_id} AS t
+       FROM times l JOIN ${source} e ON e.ad_account_id = l.ad_account_id AND e.user_id = l.user_id AND e.ts_us = l.${col}
        WHERE e.type = '${type}' AND e.ts_us BETWEEN (SELECT min(${col}) FROM times) AND (SELECT max(${col}) FROM times)`;
-    const fields = (g: string, c: string) =>
-      `ad_id: e.ad_id, ad_group_id: e.${g}, campaign_id: e.${c}, country: e.country, device: e.device, platform: e.platform, product_feed_id: e.product_feed_id, product_item_id: e.product_item_id`;
     return `SELECT ad_account_id, event_id, max(touch_id) AS touch_id, arg_max(t, touch_id) AS t
-     FROM (${from('events', fields('ad_group_id', 'campaign_id'))} UNION ALL ${from(touches, fields('ad_group', 'campaign'))})
+     FROM (${from('events')} UNION ALL ${from(touches)})
      GROUP BY ad_account_id, event_id`;
   };
   await q.run(
