@@ -1,4 +1,4 @@
-import { DateTime } from 'luxon';
+import { localUnits } from './local-time.js';
 import type { ResolvedRange } from './time-range.js';
 
 /**
@@ -23,25 +23,15 @@ export interface Bucket {
 }
 
 const UNIT = { hourly: 'hour', daily: 'day', monthly: 'month' } as const;
-const FORMAT = { hourly: "yyyy-MM-dd'T'HH", daily: 'yyyy-MM-dd', monthly: 'yyyy-MM' } as const;
 
 export function bucketsOf(range: ResolvedRange, granularity: Granularity): Bucket[] {
   if (granularity === 'none') return [{ startS: range.startS, endS: range.endS, readable: null }];
-  const unit = UNIT[granularity];
-  const out: Bucket[] = [];
-  let cursor = DateTime.fromSeconds(range.startS, { zone: range.timezone }).startOf(unit);
-  while (cursor.toSeconds() < range.endS) {
-    let next = cursor.plus({ [`${unit}s`]: 1 }).startOf(unit);
-    // Where a local hour starts inside a skipped interval (Lord Howe's 30-minute shift), truncation can fall back to the cursor.
-    if (next <= cursor) next = cursor.plus({ [`${unit}s`]: 1 });
-    const bucket = { startS: Math.max(cursor.toSeconds(), range.startS), endS: Math.min(next.toSeconds(), range.endS), readable: cursor.toFormat(FORMAT[granularity]) };
-    const last = out[out.length - 1];
-    // The hour repeated when clocks go back is one bucket (two hours long; 90 minutes on Lord Howe): labels stay unique.
-    if (last !== undefined && last.readable === bucket.readable) last.endS = bucket.endS;
-    else out.push(bucket);
-    cursor = next;
-  }
-  return out;
+  // Local units (local-time.ts): the hour repeated when clocks go back is one bucket (two hours long; 90 minutes on Lord Howe), so labels stay unique.
+  return localUnits(range.timezone, range.startS, range.endS, UNIT[granularity]).map((u) => ({
+    startS: Math.max(u.startS, range.startS),
+    endS: Math.min(u.endS, range.endS),
+    readable: u.label,
+  }));
 }
 
 /** Bucket index of every quarter-hour in the range, as two parallel lists for the query (first quarter-hour, index). */

@@ -1,5 +1,5 @@
-import { DateTime } from 'luxon';
 import { QUARTER_HOUR_S, type Bucket, type Granularity } from './buckets.js';
+import { localUnits } from './local-time.js';
 
 /**
  * Calendar rollups. Beside the 15-minute UTC rollup, the loader keeps sums per
@@ -21,15 +21,7 @@ export interface Interval {
 
 /** The zone's local days or months that overlap [startS, endS), unclipped, in order. */
 export function calendarUnits(startS: number, endS: number, timezone: string, unit: CalendarUnit): Interval[] {
-  const out: Interval[] = [];
-  let cursor = DateTime.fromSeconds(startS, { zone: timezone }).startOf(unit);
-  while (cursor.toSeconds() < endS) {
-    let next = cursor.plus({ [`${unit}s`]: 1 }).startOf(unit);
-    if (next <= cursor) next = cursor.plus({ [`${unit}s`]: 1 });
-    out.push({ startS: cursor.toSeconds(), endS: next.toSeconds() });
-    cursor = next;
-  }
-  return out;
+  return localUnits(timezone, startS, endS, unit).map((u) => ({ startS: u.startS, endS: u.endS }));
 }
 
 /** Rollup grains, coarsest first. */
