@@ -4,9 +4,9 @@ import { COUNTRY_ROWS } from '../domain/locations/country-data.js';
 import type { Row, Store } from '../store/store.js';
 import { levelRank, LEVELS, type Level } from './catalog.js';
 import { compileInsights, pageQuery, type CompiledQuery } from './compile.js';
-import { pageSnapshots, snapshotKey } from './page-snapshots.js';
+import { keyValue, pageSnapshots, prefixLength, snapshotKey } from './page-snapshots.js';
 import { decodeCursor, encodeToken, queryDigest } from './cursor.js';
-import { compactionHorizon, currentWatermark } from './watermark.js';
+import { dataState } from './watermark.js';
 import { ApiError } from '../errors/api-error.js';
 import type { InsightsRequest } from './request.js';
 
@@ -50,36 +50,32 @@ export async function runInsights(deps: { store: Store; clock: Clock }, req: Ins
   const digest = queryDigest(req);
   const cursor = req.cursor === null ? null : { direction: req.cursor.direction, token: decodeCursor(req.cursor.token, req.cursor.direction, digest) };
   // A cursor reads the data as of its first page; a first page pins the current watermark.
-  if (cursor !== null && cursor.token.w < (await compactionHorizon(deps.store))) {
+  const state = await dataState(deps.store, req.scope.accountId);
+  if (cursor !== null && cursor.token.w < state.horizon) {
     throw new ApiError('invalid_value', `${cursor.direction} is a cursor older than a day; its data has been compacted. Start again from the first page.`, {
       param: cursor.direction,
     });
   }
-  const watermark = cursor?.token.w ?? (await currentWatermark(deps.store));
+  const watermark = cursor?.token.w ?? state.watermark;
   const today = DateTime.fromMillis(deps.clock.nowMs(), { zone: accountTimezone }).toISODate() ?? '';
-  const calendar = await deps.store.get('SELECT timezone FROM rollup_calendars WHERE ad_account_id = $account', { account: req.scope.accountId });
-  const calendarZone = calendar === undefined ? null : String(calendar['timezone']);
+  const calendarZone = state.calendarZone;
   const compiled = compileInsights(req, { today, countries: COUNTRY_NAMES, watermark, calendarZone });
-  // Cursor pages read the query's whole result, kept from the first cursor page on (page-snapshots.ts); a first page reads its top rows directly.
-  let table: string | null = null;
-  if (cursor !== null) {
-    const snapshots = pageSnapshots(deps.store);
-    const key = snapshotKey(compiled);
-    const nowMs = deps.clock.nowMs();
-    table = snapshots.lookup(key, nowMs) ?? (await snapshots.make(key, compiled.sql, compiled.params, nowMs, signal));
-  }
-  const keys = cursor === null ? null : { direction: cursor.direction, keys: cursor.token.k };
-  const read = (q: CompiledQuery) => {
-    const page = pageQuery(q, req.limit, keys);
-    return deps.store.all(page.sql, page.params, signal === undefined ? {} : { signal });
-  };
+  // A first page reads and keeps the first rows of the order, a cursor page inside them is cut from them;
+  // other cursor pages read the query's whole result, kept from the first such page on (page-snapshots.ts).
+  const snapshots = pageSnapshots(deps.store);
+  const key = snapshotKey(compiled);
+  const nowMs = deps.clock.nowMs();
+  const opts = signal === undefined ? {} : { signal };
   let rows: Row[];
-  try {
-    rows = await read(table === null ? compiled : { ...compiled, sql: `SELECT * FROM ${table}`, params: {} });
-  } catch (err) {
-    // A snapshot another request evicted between lookup and read: the full query gives the same page.
-    if (table === null || signal?.aborted === true) throw err;
-    rows = await read(compiled);
+  if (cursor === null) {
+    const length = prefixLength(req.limit);
+    const first = pageQuery(compiled, length, null);
+    const prefix = await deps.store.all(first.sql, first.params, opts);
+    snapshots.keepPrefix(key, prefix, prefix.length <= length, nowMs);
+    rows = prefix.slice(0, req.limit + 1);
+  } else {
+    const keys = { direction: cursor.direction, keys: cursor.token.k };
+    rows = snapshots.readPrefix(key, keys.direction, keys.keys, compiled.keyColumns, req.limit, nowMs) ?? (await readWhole(deps.store, compiled, key, keys, req.limit, nowMs, signal));
   }
   const hasMore = rows.length > req.limit;
   rows = rows.slice(0, req.limit);
@@ -96,16 +92,38 @@ export async function runInsights(deps: { store: Store; clock: Clock }, req: Ins
   };
 }
 
+/** A cursor page from the query's whole result: its snapshot, made now if none is kept, or the query itself when too large to keep. */
+async function readWhole(
+  store: Store,
+  compiled: CompiledQuery,
+  key: string,
+  keys: { direction: 'after' | 'before'; keys: (string | number)[] },
+  limit: number,
+  nowMs: number,
+  signal?: AbortSignal,
+): Promise<Row[]> {
+  const snapshots = pageSnapshots(store);
+  const table = snapshots.lookup(key, nowMs) ?? (await snapshots.make(key, compiled.sql, compiled.params, nowMs, signal));
+  const read = (q: CompiledQuery) => {
+    const page = pageQuery(q, limit, keys);
+    return store.all(page.sql, page.params, signal === undefined ? {} : { signal });
+  };
+  try {
+    return await read(table === null ? compiled : { ...compiled, sql: `SELECT * FROM ${table}`, params: {} });
+  } catch (err) {
+    // A snapshot another request evicted between lookup and read: the full query gives the same page.
+    if (table === null || signal?.aborted === true) throw err;
+    return read(compiled);
+  }
+}
+
 function toWire(req: InsightsRequest, r: Row, buckets: { startS: number; endS: number; readable: string | null }[], keyColumns: string[], watermark: number, digest: string): WireRow {
   const bucket = buckets[Number(r['b'])] ?? buckets[0];
   const entityId = String(r[ENTITY_COLUMN[req.level]] ?? '');
   let id = `start=${bucket?.startS}:end=${bucket?.endS}:entity_id=${entityId}`;
   if (req.segment === 'product') id += `:product=${String(r['seg_feed'] ?? '')}/${String(r['seg_item'] ?? '')}`;
   else if (req.segment !== null) id += `:${req.segment}=${String(r['seg_value'] ?? '')}`;
-  const keys = keyColumns.map((k) => {
-    const v = r[k];
-    return typeof v === 'number' || typeof v === 'string' ? v : Number(v);
-  });
+  const keys = keyColumns.map((k) => keyValue(r[k]));
   id += `:cursor=${encodeToken({ k: keys, w: watermark, h: digest })}`;
   const out: WireRow = { id, start_time: bucket?.startS ?? null, end_time: bucket?.endS ?? null };
   if (req.granularity !== 'none') out['readable_time'] = bucket?.readable ?? null;

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { randomToken } from '../ids.js';
-import type { SqlParams, Store } from '../store/store.js';
+import type { Row, SqlParams, Store } from '../store/store.js';
 
 /**
  * Page snapshots: the first cursor page of a query materializes the query's
@@ -17,6 +17,14 @@ import type { SqlParams, Store } from '../store/store.js';
  * for nothing. A cursor whose snapshot is gone (evicted, kept by another
  * process) makes it again.
  *
+ * Instead, a first page reads the first `prefixLength(limit)` rows of the
+ * order (about ten pages) for the same top-N cost, and keeps them here, in
+ * memory: the cursor pages that fall inside them are cut from that prefix
+ * without touching the database (`readPrefix`). A prefix is the start of the
+ * total order, so the rows after a cursor row in it are the result's next
+ * rows (as long as it holds enough of them, or is the whole result), and the
+ * rows before it are all there.
+ *
  * Bounds: results over `MAX_ROWS` rows are not kept (and the same query
  * text is not tried again for a while: its pages read top-N directly);
  * the kept ones hold at most `BUDGET_ROWS` rows in all and live at most
@@ -26,6 +34,21 @@ const SCHEMA = 'insights_pages';
 export const MAX_ROWS = 100_000;
 const BUDGET_ROWS = 2_000_000;
 const TTL_MS = 15 * 60_000;
+/** Rows of all kept prefixes together (each row holds the page's fields, a few hundred bytes). */
+const PREFIX_BUDGET_ROWS = 50_000;
+
+/** How many rows a first page reads and keeps: about ten pages, within [limit, 5000]. */
+export const prefixLength = (limit: number): number => Math.max(limit, Math.min(10 * limit, 5000));
+
+/** A row's sort keys as its cursor token holds them (numbers and strings). */
+export const keyValue = (v: unknown): string | number => (typeof v === 'number' || typeof v === 'string' ? v : Number(v));
+
+interface Prefix {
+  rows: Row[];
+  /** The rows are the whole result. */
+  complete: boolean;
+  usedAtMs: number;
+}
 
 interface Entry {
   table: string;
@@ -40,7 +63,43 @@ class Snapshots {
   /** Query texts whose result was recently too large to keep: their cursor pages skip the attempt (it would cost a second run). */
   private readonly tooLarge = new Set<string>();
 
+  /** First pages' prefixes by snapshot key, least recently used first. */
+  private readonly prefixes = new Map<string, Prefix>();
+
   constructor(private readonly store: Store) {}
+
+  /** Keeps the first rows of a result (in order): `complete` when they are all of it. */
+  keepPrefix(key: string, rows: Row[], complete: boolean, nowMs: number): void {
+    this.prefixes.delete(key);
+    this.prefixes.set(key, { rows, complete, usedAtMs: nowMs });
+    let total = [...this.prefixes.values()].reduce((n, e) => n + e.rows.length, 0);
+    for (const [k, e] of this.prefixes) {
+      if (total <= PREFIX_BUDGET_ROWS && nowMs - e.usedAtMs <= TTL_MS) break;
+      this.prefixes.delete(k);
+      total -= e.rows.length;
+    }
+  }
+
+  /**
+   * A cursor page cut from the kept prefix of `key`: up to `limit + 1` rows
+   * after (or, backwards, before) the row whose sort keys are `keys`, in
+   * reading order. Null when the prefix cannot tell: none kept, the cursor
+   * row is not in it, or too few rows follow it in an incomplete prefix.
+   */
+  readPrefix(key: string, direction: 'after' | 'before', keys: readonly (string | number)[], keyColumns: readonly string[], limit: number, nowMs: number): Row[] | null {
+    const entry = this.prefixes.get(key);
+    if (entry === undefined) return null;
+    if (nowMs - entry.usedAtMs > TTL_MS) {
+      this.prefixes.delete(key);
+      return null;
+    }
+    entry.usedAtMs = nowMs;
+    const at = entry.rows.findIndex((r) => keyColumns.every((c, i) => keyValue(r[c]) === keys[i]));
+    if (at < 0) return null;
+    if (direction === 'before') return entry.rows.slice(Math.max(0, at - limit - 1), at).reverse();
+    const next = entry.rows.slice(at + 1, at + 2 + limit);
+    return next.length === limit + 1 || entry.complete ? next : null;
+  }
 
   private attach(): Promise<void> {
     this.attached ??= this.store.all(`ATTACH IF NOT EXISTS ':memory:' AS ${SCHEMA}`).then(() => undefined);
@@ -108,6 +167,7 @@ class Snapshots {
   async clear(): Promise<void> {
     const all = [...this.entries.values()];
     this.entries.clear();
+    this.prefixes.clear();
     for (const e of all) await this.drop(e);
   }
 }

@@ -11,8 +11,18 @@ export async function currentWatermark(db: Queryable): Promise<number> {
   return Number(row?.['w'] ?? 0);
 }
 
-/** Cursors made before this watermark read data that compaction has merged. */
-export async function compactionHorizon(db: Queryable): Promise<number> {
-  const row = await db.get('SELECT coalesce(max(horizon), 0) AS h FROM data_compactions');
-  return Number(row?.['h'] ?? 0);
+/**
+ * What an insights read needs to know of the data, in one round trip: the
+ * watermark, the compaction horizon (cursors made before it read data that
+ * compaction has merged), and the zone of the account's calendar rollups
+ * (null before its first load).
+ */
+export async function dataState(db: Queryable, accountId: string): Promise<{ watermark: number; horizon: number; calendarZone: string | null }> {
+  const row = await db.get(
+    `SELECT (SELECT coalesce(max(seq), 0) FROM data_loads) AS w, (SELECT coalesce(max(horizon), 0) FROM data_compactions) AS h,
+       (SELECT timezone FROM rollup_calendars WHERE ad_account_id = $account) AS zone`,
+    { account: accountId },
+  );
+  const zone = row?.['zone'];
+  return { watermark: Number(row?.['w'] ?? 0), horizon: Number(row?.['h'] ?? 0), calendarZone: zone === null || zone === undefined ? null : String(zone) };
 }
