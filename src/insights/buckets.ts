@@ -7,7 +7,8 @@ import type { ResolvedRange } from './time-range.js';
  * The first and last bucket are clipped to the range. Rollups are kept per
  * 15-minute UTC quarter-hour, and every zone offset is a multiple of 15
  * minutes, so a quarter-hour lies in exactly one bucket of any zone: the
- * query maps quarter-hours to buckets through `quarterHourMap`, and no
+ * query covers each bucket with rollup units (calendar.ts), places
+ * attributions by a range join with the buckets' UTC intervals, and no
  * timezone function ever runs over rollup or event rows.
  */
 export const GRANULARITIES = ['hourly', 'daily', 'monthly', 'none'] as const;
@@ -32,17 +33,4 @@ export function bucketsOf(range: ResolvedRange, granularity: Granularity): Bucke
     endS: Math.min(u.endS, range.endS),
     readable: u.label,
   }));
-}
-
-/** Bucket index of every quarter-hour in the range, as two parallel lists for the query (first quarter-hour, index). */
-export function quarterHourMap(buckets: readonly Bucket[]): { firstQuarter: number[]; bucketIndex: number[] } {
-  const firstQuarter: number[] = [];
-  const bucketIndex: number[] = [];
-  buckets.forEach((b, i) => {
-    for (let q = b.startS / QUARTER_HOUR_S; q < b.endS / QUARTER_HOUR_S; q++) {
-      firstQuarter.push(q);
-      bucketIndex.push(i);
-    }
-  });
-  return { firstQuarter, bucketIndex };
 }

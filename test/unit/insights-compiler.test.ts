@@ -4,7 +4,7 @@ import { normalizeInsights, type InsightsScope } from '../../src/insights/reques
 
 /**
  * The compiler's invariants over a broad set of requests: no timezone
- * function in the SQL (local buckets come from the quarter-hour map), no
+ * function in the SQL (local buckets come from rollup units and bucket intervals), no
  * request text in the SQL (values are parameters, identifiers come from the
  * catalog), and the account predicate on every source table.
  */
