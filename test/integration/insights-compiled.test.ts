@@ -53,7 +53,7 @@ describe('compiled insights SQL, exactly', () => {
       aggregation_level: 'campaign',
       time_granularity: 'daily',
       time_ranges: [JSON.stringify({ type: 'date_range', since: '2026-10-01', until: '2026-10-02' })],
-      fields: ['campaign.id', 'clicks'],
+      fields: ['campaign.id', 'clicks', 'spend'],
       sort: [JSON.stringify({ field: 'clicks', direction: 'desc' })],
     },
     NOW,
@@ -75,7 +75,7 @@ describe('compiled insights SQL, exactly', () => {
   ), grp AS (
     SELECT d.*, 0 AS conv_click, 0 AS conv_view, NULL::DECIMAL(38, 9) AS sales FROM dlv d
   ), met AS (
-    SELECT g.b, g.ad_account_id, g.campaign_id, false AS synthetic, g.imp AS m_impressions, g.clk AS m_clicks, g.spend / 1000000.0 AS m_spend, CASE WHEN g.imp > 0 THEN g.clk / g.imp END AS m_ctr, CASE WHEN g.clk > 0 THEN g.spend / 1000000.0 / g.clk END AS m_cpc, CASE WHEN g.imp > 0 THEN g.spend / 1000000.0 * 1000 / g.imp END AS m_cpm, g.conv_click + g.conv_view AS m_conversions, g.conv_click AS m_click_through_conversions, g.conv_view AS m_view_through_conversions, CASE WHEN g.conv_click + g.conv_view > 0 THEN g.spend / 1000000.0 / (g.conv_click + g.conv_view) END AS m_cpa, CASE WHEN g.clk > 0 THEN g.conv_click / g.clk END AS m_post_click_cvr, g.sales::DOUBLE AS m_order_created_attributed_sales, CASE WHEN g.spend > 0 THEN g.sales::DOUBLE / (g.spend / 1000000.0) END AS m_order_created_roas
+    SELECT g.b, g.ad_account_id, g.campaign_id, false AS synthetic, g.clk AS m_clicks, g.spend / 1000000.0 AS m_spend
     FROM (SELECT g.*, anc.ad_account_id FROM grp g LEFT JOIN campaigns anc ON anc.id = g.campaign_id) g 
   )
   SELECT *, (m_clicks IS NULL)::INTEGER AS k0, coalesce(m_clicks::DOUBLE, 0) AS k1, b AS k2, coalesce(ad_account_id, '') AS k3, coalesce(campaign_id, '') AS k4
