@@ -15,10 +15,10 @@ const KEYS = ['k0', 'k1'];
 const at = (i: number) => [i * 10, `r${i}`];
 
 describe('first-page prefixes', () => {
-  it('reads about ten pages, never less than one', () => {
-    expect(prefixLength(25)).toBe(250);
-    expect(prefixLength(1)).toBe(10);
-    expect(prefixLength(2000)).toBe(5000);
+  it('reads three pages, never less than one', () => {
+    expect(prefixLength(25)).toBe(75);
+    expect(prefixLength(1)).toBe(3);
+    expect(prefixLength(2000)).toBe(4000);
   });
 
   it('cuts pages after and before a cursor row inside the prefix', () => {
