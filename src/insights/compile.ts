@@ -155,19 +155,23 @@ const META_SQL: Record<string, string> = {
 const MAX_UNIT_QUARTERS: Record<Grain, number> = { month: 31 * 96 + 4, day: 100, quarter: 1 };
 
 /**
- * A grain's units split into runs of adjacent ones (a gap: units of other
- * grains lie between). A year by country, say, reads whole months and the
- * days at both ends; one bucket range over those days would span the year.
+ * A grain's units split into runs of adjacent ones with the same sign (a
+ * gap: units of other grains lie between). A year by country, say, reads
+ * whole months and the days at both ends; one bucket range over those days
+ * would span the year.
  */
 export function unitRuns(units: Cover[Grain], grain: Grain): Cover[Grain][] {
   const runs: Cover[Grain][] = [];
   units.firstQuarter.forEach((q, i) => {
+    const sign = units.sign[i] as number;
     const last = runs[runs.length - 1];
     const prev = last?.firstQuarter[last.firstQuarter.length - 1];
-    const run = last !== undefined && prev !== undefined && q - prev <= MAX_UNIT_QUARTERS[grain] ? last : { firstQuarter: [], bucketIndex: [] };
+    const joins = last !== undefined && prev !== undefined && q - prev <= MAX_UNIT_QUARTERS[grain] && last.sign[0] === sign;
+    const run = joins ? last : { firstQuarter: [], bucketIndex: [], sign: [] };
     if (run !== last) runs.push(run);
     run.firstQuarter.push(q);
     run.bucketIndex.push(units.bucketIndex[i] as number);
+    run.sign.push(sign);
   });
   return runs;
 }
@@ -208,7 +212,9 @@ export function compileInsights(req: InsightsRequest, ctx: CompileContext): Comp
         `r.load_seq <= ${wm}`,
         ...req.filters.map((f) => rowFilter(f, 'r', dSegCol, p)).filter((s): s is string => s !== null),
       ];
-      return `SELECT um.b, r.${ent}${dSeg.map((x) => `, ${x}`).join('')}, r.impressions, r.clicks, r.spend_micros
+      // Days taken away from a month read whole (calendar.ts) count negatively.
+      const sums = units.sign[0] === -1 ? '-r.impressions AS impressions, -r.clicks AS clicks, -r.spend_micros AS spend_micros' : 'r.impressions, r.clicks, r.spend_micros';
+      return `SELECT um.b, r.${ent}${dSeg.map((x) => `, ${x}`).join('')}, ${sums}
       FROM ${GRAIN_TABLE[grain]} r JOIN (SELECT unnest(${p.add(sqlList(units.firstQuarter))})::BIGINT AS q, unnest(${p.add(sqlList(units.bucketIndex))})::INTEGER AS b) um ON um.q = r.bucket
       WHERE ${where.join('\n        AND ')}`;
     }),
@@ -217,7 +223,10 @@ export function compileInsights(req: InsightsRequest, ctx: CompileContext): Comp
     FROM (
       ${parts.join('\n      UNION ALL\n      ')}
     ) u
-    GROUP BY ALL`;
+    GROUP BY ALL${
+      // Every rollup row counts an impression or a click, so all-zero sums are rows whose days were all taken away.
+      GRAINS.some((g) => cover[g].sign.includes(-1)) ? '\n    HAVING sum(impressions) <> 0 OR sum(clicks) <> 0 OR sum(spend_micros) <> 0' : ''
+    }`;
 
   // Conversions (attributed to the touch's ad; placed by the chosen time basis).
   let cnv: string | null = null;

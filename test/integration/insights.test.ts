@@ -109,6 +109,9 @@ interface Case {
   segment: RefSegment;
   granularity: RefGranularity;
   timezone: string;
+  /** Local dates of the range (default 2026-03-05 to 2026-03-11). */
+  since?: string;
+  until?: string;
 }
 
 async function allRows(query: Record<string, string | string[]>): Promise<Record<string, unknown>[]> {
@@ -147,7 +150,9 @@ async function check(c: Case): Promise<void> {
     ...(conversions ? ['conversions', 'click_through_conversions', 'view_through_conversions', 'order_created_attributed_sales'] : []),
     ...(c.segment === null ? [] : SEGMENT_FIELDS[c.segment]),
   ];
-  const range = { type: 'date_range', since: '2026-03-05', until: '2026-03-11', timezone: c.timezone };
+  const since = c.since ?? '2026-03-05';
+  const until = c.until ?? '2026-03-11';
+  const range = { type: 'date_range', since, until, timezone: c.timezone };
   const rows = await allRows({
     aggregation_level: c.level,
     time_granularity: c.granularity,
@@ -155,8 +160,8 @@ async function check(c: Case): Promise<void> {
     fields,
     ...(c.segment === null ? {} : { segments: [c.segment] }),
   });
-  const startMs = DateTime.fromISO('2026-03-05', { zone: c.timezone }).toMillis();
-  const endMs = DateTime.fromISO('2026-03-12', { zone: c.timezone }).toMillis();
+  const startMs = DateTime.fromISO(since, { zone: c.timezone }).toMillis();
+  const endMs = DateTime.fromISO(until, { zone: c.timezone }).plus({ days: 1 }).toMillis();
   const want = referenceRows(events, ads, { ...c, startMs, endMs, clickDays: 30, viewDays: 1, basis: 'ad_event_time', goals });
   const got = new Map(rows.map((r) => [rowKey(r, c), r]));
   expect(got.size, 'no duplicate rows').toBe(rows.length);
@@ -228,6 +233,13 @@ describe('calendar rollups (days and months of the account zone)', () => {
       for (const granularity of ['daily', 'monthly', 'none'] as const)
         for (const level of ['ad_account', 'ad'] as const) for (const segment of [null, 'country'] as const) await check({ level, segment, granularity, timezone });
   };
+
+  it('read a month less its days outside the range where that reads less, exactly', async () => {
+    // March 4-20 in New York: March read whole less March 1-3 (which hold events of March 4 UTC) and 21-31.
+    for (const granularity of ['monthly', 'none'] as const)
+      for (const level of ['ad_account', 'campaign', 'ad'] as const)
+        for (const segment of [null, 'country', 'product'] as const) await check({ level, segment, granularity, timezone: ACCOUNT_TZ, since: '2026-03-04', until: '2026-03-20' });
+  });
 
   it('hold the account zone\'s local days, and are used for them', async () => {
     const days = await t.store.all(`SELECT bucket, sum(impressions) AS imp FROM rollup_1d WHERE segment = 'none' GROUP BY ALL ORDER BY bucket`);

@@ -26,19 +26,34 @@ describe('calendar cover', () => {
           const range = { startS: startH * 3600, endS: (startH + hours) * 3600, timezone: zone };
           const buckets = bucketsOf(range, granularity);
           const cover = coverBuckets(buckets, granularity, calendarZone);
-          const seen = new Map<number, number>();
+          // Net reads per (bucket, quarter-hour).
+          const seen = new Map<string, number>();
           const problems: string[] = [];
           for (const grain of GRAINS) {
             cover[grain].firstQuarter.forEach((q, i) => {
               const bucket = buckets[cover[grain].bucketIndex[i] as number];
+              const sign = cover[grain].sign[i] as number;
               const unit = grain === 'quarter' ? { startS: q * QUARTER_HOUR_S, endS: (q + 1) * QUARTER_HOUR_S } : calendarUnits(q * QUARTER_HOUR_S, q * QUARTER_HOUR_S + 1, calendarZone ?? 'UTC', grain)[0];
               // Calendar units start where the calendar zone's days and months do, and lie inside their bucket.
               if (bucket === undefined || unit === undefined || unit.startS !== q * QUARTER_HOUR_S) problems.push(`${grain} ${q}: not a unit start`);
-              else if (unit.startS < bucket.startS || unit.endS > bucket.endS) problems.push(`${grain} ${q}: outside its bucket`);
-              else for (let s = unit.startS; s < unit.endS; s += QUARTER_HOUR_S) seen.set(s, (seen.get(s) ?? 0) + 1);
+              // A unit taken away (a day of a month read whole) lies outside the bucket; every other unit inside it.
+              else if (sign === 1 && grain !== 'month' && (unit.startS < bucket.startS || unit.endS > bucket.endS)) problems.push(`${grain} ${q}: outside its bucket`);
+              else if (sign === -1 && unit.endS > bucket.startS && unit.startS < bucket.endS) problems.push(`${grain} ${q}: taken away inside its bucket`);
+              else {
+                for (let s = unit.startS; s < unit.endS; s += QUARTER_HOUR_S) {
+                  const key = `${cover[grain].bucketIndex[i]}:${s}`;
+                  seen.set(key, (seen.get(key) ?? 0) + sign);
+                }
+              }
             });
           }
-          for (const [s, n] of seen) if (n !== 1 || s < range.startS || s >= range.endS) problems.push(`${s} read ${n} times`);
+          // Net of what is taken away, each quarter-hour of the range is read once, into its own bucket, and nothing else is.
+          for (const [key, n] of seen) if (n === 0) seen.delete(key);
+          for (const [key, n] of seen) {
+            const [b, s] = key.split(':').map(Number) as [number, number];
+            const bucket = buckets[b];
+            if (n !== 1 || bucket === undefined || s < bucket.startS || s >= bucket.endS) problems.push(`bucket ${b}, ${s}: read ${n} times`);
+          }
           expect(problems).toEqual([]);
           expect(seen.size).toBe((range.endS - range.startS) / QUARTER_HOUR_S);
         },
@@ -59,6 +74,11 @@ describe('calendar cover', () => {
     const ragged = { ...range, startS: range.startS + 5 * 3600 };
     const r = coverBuckets(bucketsOf(ragged, 'monthly'), 'monthly', zone);
     expect([r.month.firstQuarter.length, r.day.firstQuarter.length, r.quarter.firstQuarter.length]).toEqual([11, 30, 19 * 4]);
+    // A range ending on the 23rd reads its last month whole, less the 7 days after it; one ending on the 5th reads 5 days.
+    const to23rd = coverBuckets(bucketsOf({ ...range, endS: DateTime.fromISO('2025-11-24T00:00', { zone }).toSeconds() }, 'none'), 'none', zone);
+    expect([to23rd.month.firstQuarter.length, to23rd.day.sign, to23rd.quarter.firstQuarter.length]).toEqual([11, [-1, -1, -1, -1, -1, -1, -1], 0]);
+    const to5th = coverBuckets(bucketsOf({ ...range, endS: DateTime.fromISO('2025-11-06T00:00', { zone }).toSeconds() }, 'none'), 'none', zone);
+    expect([to5th.month.firstQuarter.length, to5th.day.sign, to5th.quarter.firstQuarter.length]).toEqual([10, [1, 1, 1, 1, 1], 0]);
     const utc = coverBuckets(bucketsOf(range, 'daily'), 'daily', 'UTC');
     expect([utc.day.firstQuarter.length, utc.quarter.firstQuarter.length]).toEqual([0, 365 * 96]);
   });
