@@ -66,7 +66,7 @@ describe('compiled conversion insights SQL', () => {
         expect(s.sql).not.toMatch(FORBIDDEN);
         for (const [table, alias] of [
           [/FROM attributions a /g, 'a'],
-          [/FROM campaigns c,/g, 'c'],
+          [/FROM campaigns c\b/g, 'c'],
         ] as const) {
           const reads = [...s.sql.matchAll(table)].length;
           const scoped = [...s.sql.matchAll(new RegExp(`${alias}\\.ad_account_id = \\$p\\d+`, 'g'))].length;
