@@ -75,7 +75,7 @@ export async function runInsights(deps: { store: Store; clock: Clock }, req: Ins
     rows = prefix.slice(0, req.limit + 1);
   } else {
     const keys = { direction: cursor.direction, keys: cursor.token.k };
-    rows = snapshots.readPrefix(key, keys.direction, keys.keys, compiled.keyColumns, req.limit, nowMs) ?? (await readWhole(deps.store, compiled, key, keys, req.limit, nowMs, signal));
+    rows = snapshots.readPrefix(key, keys.direction, keys.keys, compiled.keyColumns, req.limit, nowMs) ?? (await readWhole(deps.store, snapshots, compiled, key, keys, req.limit, nowMs, signal));
   }
   const hasMore = rows.length > req.limit;
   rows = rows.slice(0, req.limit);
@@ -95,6 +95,7 @@ export async function runInsights(deps: { store: Store; clock: Clock }, req: Ins
 /** A cursor page from the query's whole result: its snapshot, made now if none is kept, or the query itself when too large to keep. */
 async function readWhole(
   store: Store,
+  snapshots: ReturnType<typeof pageSnapshots>,
   compiled: CompiledQuery,
   key: string,
   keys: { direction: 'after' | 'before'; keys: (string | number)[] },
@@ -102,7 +103,6 @@ async function readWhole(
   nowMs: number,
   signal?: AbortSignal,
 ): Promise<Row[]> {
-  const snapshots = pageSnapshots(store);
   const table = snapshots.lookup(key, nowMs) ?? (await snapshots.make(key, compiled.sql, compiled.params, nowMs, signal));
   const read = (q: CompiledQuery) => {
     const page = pageQuery(q, limit, keys);
