@@ -8,7 +8,7 @@ import { systemClock } from './clock.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { ACCOUNT_FEATURES } from './domain/accounts/account-schemas.js';
 import { ApiError } from './errors/api-error.js';
-import { processRun, type IngestRun } from './ingest/ingest-runs.js';
+import { isResourceError, processRun, type IngestRun } from './ingest/ingest-runs.js';
 import { createLogger } from './logger.js';
 import { DEMO_DAYS, DEMO_EVENTS, ensureDemoAccount } from './runtime/demo.js';
 import { RedisUnavailableError } from './runtime/redis.js';
@@ -83,7 +83,13 @@ async function ingest(config: Config, files: string[], account: string | null, w
     const ctx = { store, clock: systemClock, config };
     const run = await runCommand(ctx, 'ingest.start', input);
     // No service here: process now (or leave it queued for the next serve with --no-wait).
-    if (wait) await processRun({ ...ctx, ingestChunkLines: config.ingestChunkLines }, run.id);
+    if (wait) {
+      await processRun({ ...ctx, ingestChunkLines: config.ingestChunkLines }, run.id).catch((err: unknown) => {
+        if (!isResourceError(err)) throw err;
+        const message = err instanceof Error ? err.message.split('\n')[0] : String(err);
+        throw new CliFailure(`run ${run.id} stopped for want of resources (${message}); it stays open and resumes when serve starts, or raise ADSVC_DUCKDB_MEMORY_LIMIT`, 1);
+      });
+    }
     return await runCommand(ctx, 'ingest.get', { run: run.id });
   } finally {
     await store.close();

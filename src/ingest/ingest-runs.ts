@@ -98,8 +98,34 @@ async function readRun(store: Store, runId: string) {
   return { run: RunRow.parse(run), files };
 }
 
-/** Does the work of a run; safe to call again for the same run at any point. */
+/**
+ * Does the work of a run; safe to call again for the same run at any point.
+ * A load that fails for want of memory or disk is tried again at once (its
+ * committed chunks are kept), up to `RESOURCE_ATTEMPTS` times; if it still
+ * fails, the error is thrown and the run stays open, never marked failed:
+ * nothing is wrong with its events. DuckDB's memory limit is not a hard
+ * ceiling for every operator, and a 10M-event load into a 20M-event store
+ * at the default 1GB once failed to pin a block, then loaded on a re-run.
+ */
 export async function processRun(deps: Deps, runId: string): Promise<RunStatus | undefined> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await processRunOnce(deps, runId);
+    } catch (err) {
+      if (!isResourceError(err) || attempt >= RESOURCE_ATTEMPTS) throw err;
+    }
+  }
+}
+
+const RESOURCE_ATTEMPTS = 3;
+
+/** DuckDB ran out of memory or of disk: the same work may well succeed when tried again. */
+export function isResourceError(err: unknown): boolean {
+  const message = err instanceof Error ? err.message : String(err);
+  return /Out of Memory Error|No space left on device|failed to (pin|allocate)/i.test(message);
+}
+
+async function processRunOnce(deps: Deps, runId: string): Promise<RunStatus | undefined> {
   const state = await readRun(deps.store, runId);
   if (!state) return undefined;
   if (state.run.status === 'succeeded' || state.run.status === 'failed') return state.run.status;
@@ -144,6 +170,8 @@ export async function processRun(deps: Deps, runId: string): Promise<RunStatus |
         },
       );
     } catch (err) {
+      // The machine's fault, not the file's: the run stays open and is tried again (the job's retries, the reconciler, the next CLI call).
+      if (isResourceError(err)) throw err;
       // A file that cannot be read as its format fails the run, with the reader's words.
       const message = err instanceof Error ? err.message.split('\n')[0] : String(err);
       await finish('failed', `${f.source}: ${message}`);
