@@ -50,7 +50,7 @@ export async function runInsights(deps: { store: Store; clock: Clock }, req: Ins
   const digest = queryDigest(req);
   const cursor = req.cursor === null ? null : { direction: req.cursor.direction, token: decodeCursor(req.cursor.token, req.cursor.direction, digest) };
   // A cursor reads the data as of its first page; a first page pins the current watermark.
-  const state = await dataState(deps.store, req.scope.accountId);
+  const state = await deps.store.memo(`insights:state:${req.scope.accountId}`, () => dataState(deps.store, req.scope.accountId));
   if (cursor !== null && cursor.token.w < state.horizon) {
     throw new ApiError('invalid_value', `${cursor.direction} is a cursor older than a day; its data has been compacted. Start again from the first page.`, {
       param: cursor.direction,

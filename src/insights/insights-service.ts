@@ -21,12 +21,16 @@ export async function getInsights(
   /** Aborts the page read when the client goes away. */
   signal?: AbortSignal,
 ): Promise<InsightsPage> {
-  const account = await requireAccount(deps, accountId);
+  // Both lookups are kept until the next write (Store.memo): a report's pages and repeated reports skip them.
+  const account = await deps.store.memo(`insights:account:${accountId}`, () => requireAccount(deps, accountId));
   if (scope.level !== 'ad_account') {
     const { table, what } = SCOPE_TABLE[scope.level];
+    const id = scope.id ?? '';
     // Identifiers from the table above only; the id is a bound value.
-    const found = await deps.store.get(`SELECT 1 AS ok FROM ${table} WHERE id = $id AND ad_account_id = $account`, { id: scope.id ?? '', account: accountId });
-    if (!found) throw ApiError.notFound(what, scope.id ?? '');
+    const found = await deps.store.memo(`insights:scope:${table}:${accountId}:${id}`, async () =>
+      (await deps.store.get(`SELECT 1 AS ok FROM ${table} WHERE id = $id AND ad_account_id = $account`, { id, account: accountId })) !== undefined,
+    );
+    if (!found) throw ApiError.notFound(what, id);
   }
   const req = normalizeInsights(
     { accountId, level: scope.level, id: scope.id ?? accountId },

@@ -23,6 +23,9 @@ export interface WriterSession extends Queryable {
 /** A list parameter (for `list_contains($ids, id)` and the like). */
 export const sqlList = (values: readonly (string | number)[]): DuckDBValue => listValue([...values]);
 
+/** Memoized reads kept at most; past this all are dropped (any write makes them stale anyway). */
+const MAX_MEMOS = 10_000;
+
 export class StoreLockedError extends Error {
   override readonly name = 'StoreLockedError';
 }
@@ -87,6 +90,9 @@ export class Store implements Queryable {
   private nextReader = 0;
   private closed = false;
   private reads = 0;
+  /** Bumped when a write starts and when it ends (writes run one at a time): odd while one is under way. */
+  private writeEpoch = 0;
+  private readonly memos = new Map<string, { epoch: number; value: unknown }>();
 
   private constructor(
     readonly path: string,
@@ -165,21 +171,53 @@ export class Store implements Queryable {
     return this.reader((q) => q.get(text, params));
   }
 
+  /**
+   * A small read kept until the next write: while no write has started since
+   * it was read, reading again would give the same rows. The store is the only
+   * writer of its file (one process owns it, and every write goes through
+   * run, write, transaction or writerSession), so this holds. For per-request
+   * lookups such as an insights read's data watermark, which cost a DuckDB
+   * round trip (1-2 ms) each. `read` must not write; its value must not be
+   * changed by callers.
+   */
+  async memo<T>(key: string, read: () => Promise<T>): Promise<T> {
+    const epoch = this.writeEpoch;
+    const kept = this.memos.get(key);
+    if (kept !== undefined && kept.epoch === epoch) return kept.value as T;
+    const value = await read();
+    // Kept only when no write was under way or began meanwhile.
+    if (epoch % 2 === 0 && this.writeEpoch === epoch) {
+      if (this.memos.size >= MAX_MEMOS) this.memos.clear();
+      this.memos.set(key, { epoch, value });
+    }
+    return value;
+  }
+
+  /** Takes the write lock for `fn`, marking the write's start and end for `memo`. */
+  private writing<T>(fn: () => Promise<T>): Promise<T> {
+    this.assertOpen();
+    return this.writeLock.run(async () => {
+      this.writeEpoch++;
+      try {
+        return await fn();
+      } finally {
+        this.writeEpoch++;
+      }
+    });
+  }
+
   /** A single autocommitted write. */
   run(text: string, params?: SqlParams): Promise<void> {
-    this.assertOpen();
-    return this.writeLock.run(() => this.writerQ.run(text, params));
+    return this.writing(() => this.writerQ.run(text, params));
   }
 
   write(text: string, params?: SqlParams): Promise<Row[]> {
-    this.assertOpen();
-    return this.writeLock.run(() => this.writerQ.all(text, params));
+    return this.writing(() => this.writerQ.all(text, params));
   }
 
   /** Runs `fn` in one write transaction: all of it commits, or none of it. */
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
-    this.assertOpen();
-    return this.writeLock.run(() => this.inTransaction(fn));
+    return this.writing(() => this.inTransaction(fn));
   }
 
   /**
@@ -191,7 +229,6 @@ export class Store implements Queryable {
    * events: 24.7 s against 12.4 s).
    */
   writerSession<T>(fn: (session: WriterSession) => Promise<T>): Promise<T> {
-    this.assertOpen();
     const q = this.writerQ;
     const session: WriterSession = {
       all: (text, params) => q.all(text, params),
@@ -200,7 +237,7 @@ export class Store implements Queryable {
       write: (text, params) => q.write(text, params),
       transaction: (f) => this.inTransaction(f),
     };
-    return this.writeLock.run(() => fn(session));
+    return this.writing(() => fn(session));
   }
 
   private async inTransaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {

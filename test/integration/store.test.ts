@@ -55,6 +55,51 @@ describe('Store', () => {
     expect(await store.get("SELECT n FROM t WHERE id = 'counter'")).toEqual({ n: 20 });
   });
 
+  it('keeps a memoized read until the next write, and never one read while a write ran', async () => {
+    let reads = 0;
+    const count = () =>
+      store.memo('t-count', async () => {
+        reads++;
+        return Number((await store.get('SELECT count(*) AS n FROM t'))?.['n']);
+      });
+    const before = await count();
+    expect(await count()).toBe(before);
+    expect(reads).toBe(1);
+    for (const write of [
+      () => store.run("INSERT INTO t VALUES ('m1', 'approved', 1)"),
+      () => store.write("INSERT INTO t VALUES ('m2', 'approved', 1) RETURNING id"),
+      () => store.transaction((tx) => tx.run("INSERT INTO t VALUES ('m3', 'approved', 1)")),
+      () => store.writerSession((s) => s.run("INSERT INTO t VALUES ('m4', 'approved', 1)")),
+    ]) {
+      const was = await count();
+      await write();
+      expect(await count()).toBe(was + 1);
+    }
+    expect(reads).toBe(5);
+    // A read made while a write is under way is not kept: a commit may follow it before the write ends.
+    const gate = () => {
+      let open = (): void => undefined;
+      const opened = new Promise<void>((r) => (open = r));
+      return { open, opened };
+    };
+    const [atFirst, goOn, atSecond, finish] = [gate(), gate(), gate(), gate()];
+    const session = store.writerSession(async (s) => {
+      atFirst.open();
+      await goOn.opened;
+      await s.run("INSERT INTO t VALUES ('m5', 'approved', 1)");
+      atSecond.open();
+      await finish.opened;
+    });
+    await atFirst.opened;
+    const first = await count();
+    goOn.open();
+    await atSecond.opened;
+    expect(await count()).toBe(first + 1);
+    finish.open();
+    await session;
+    expect(reads).toBe(7);
+  });
+
   it('a second process cannot open the same file', async () => {
     const { spawnSync } = await import('node:child_process');
     const script = `import('@duckdb/node-api').then(async ({ DuckDBInstance }) => { try { await DuckDBInstance.create(${JSON.stringify(store.path)}); process.exit(0) } catch (e) { console.log(e.message); process.exit(3) } })`;
