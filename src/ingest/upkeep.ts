@@ -96,7 +96,10 @@ const ROLLUP_KEYS = ['ad_account_id', 'bucket', 'campaign_id', 'ad_group_id', 'a
  * The order compaction writes a slice in: each segment's rows by campaign, ad
  * group and ad. A report scoped to or filtered by a few campaigns or one ad
  * group then reads the few row groups that hold them (DuckDB skips the
- * others by their min/max): on the 50M bench store, ... (figures in the README).
+ * others by their min/max). On the 50M-event bench store this took an ad
+ * group's hourly week from 33 to 11 ms, and a year by ad and country for
+ * three campaigns from 43 to 24 ms, against merging only keys with several
+ * rows in place.
  */
 const CLUSTER_ORDER = ['ad_account_id', 'segment', 'campaign_id', 'ad_group_id', 'ad_id', 'segment_value', 'feed_value', 'item_value', 'bucket'];
 
