@@ -105,12 +105,14 @@ const CLUSTER_ORDER = ['ad_account_id', 'segment', 'campaign_id', 'ad_group_id',
 
 /**
  * Compaction works through each rollup in slices of this many quarter-hours
- * (a week, 30 days, a year; slice k holds buckets k * step to (k + 1) * step),
- * each its own transaction. A slice is a few million rows at most on the
- * bench store: sorted within the memory limit, and long enough that one ad
- * group's rows in it are a row group or two.
+ * (a week, 30 days, 92 days; slice k holds buckets k * step to (k + 1) *
+ * step), each its own transaction. A slice is a few million rows at most on
+ * the bench store: sorted within the memory limit, long enough that one ad
+ * group's rows in it are a row group or two, and short enough that the
+ * slices new loads reach (mostly the latest of each rollup) are quick to
+ * rewrite.
  */
-const COMPACTION_SLICE_QUARTERS: Record<string, number> = { rollup_15m: 7 * 96, rollup_1d: 30 * 96, rollup_1mo: 366 * 96 };
+const COMPACTION_SLICE_QUARTERS: Record<string, number> = { rollup_15m: 7 * 96, rollup_1d: 30 * 96, rollup_1mo: 92 * 96 };
 
 /**
  * Compaction: rollup rows of loads committed more than a cursor lifetime ago
@@ -127,7 +129,10 @@ const COMPACTION_SLICE_QUARTERS: Record<string, number> = { rollup_15m: 7 * 96, 
  * per key, in `CLUSTER_ORDER`. Only slices with rows of loads not yet
  * compacted are rewritten (new data mostly falls in the last days). A slice
  * keeps every sum at or after the horizon, so readers see the same numbers
- * between slices, and an interrupted run is finished by the next. One
+ * between slices, and an interrupted run is finished by the next. Loads
+ * commit between slices (theirs are rows past the horizon, which no slice
+ * touches), and two compactions may overlap: the sums of a slice's rows up
+ * to a horizon are the same before and after another rewrote it. One
  * transaction over a whole rollup ran out of a 1GB memory limit on a store
  * of 50M events.
  */
@@ -137,16 +142,18 @@ export async function compactStore(deps: { store: Store; clock: Clock }): Promis
   if (horizon === 0) return { horizon, merged: 0 };
   await deps.store.run('INSERT INTO data_compactions VALUES ($h, $now)', { h: horizon, now: deps.clock.nowMs() });
   const keys = ROLLUP_KEYS.join(', ');
-  // The merged rows are summed as scratch before each slice's transaction, on the writer's own connection.
-  const merged = await deps.store.writerSession(async (session) => {
-    let n = 0;
-    for (const table of ROLLUP_TABLES) {
-      const step = COMPACTION_SLICE_QUARTERS[table] ?? 96;
-      // Slices with rows of loads up to the horizon; merged rows carry load_seq 0.
-      const slices = await session.all(`SELECT DISTINCT bucket // $step AS k FROM ${table} WHERE load_seq > 0 AND load_seq <= $h ORDER BY 1`, { h: horizon, step });
-      for (const row of slices) {
-        const lo = Number(row['k']) * step;
-        const slice = { h: horizon, lo, hi: lo + step };
+  let merged = 0;
+  for (const table of ROLLUP_TABLES) {
+    const step = COMPACTION_SLICE_QUARTERS[table] ?? 96;
+    // Slices with rows of loads up to the horizon; merged rows carry load_seq 0.
+    const slices = await deps.store.all(`SELECT DISTINCT bucket // $step AS k FROM ${table} WHERE load_seq > 0 AND load_seq <= $h ORDER BY 1`, { h: horizon, step });
+    for (const row of slices) {
+      const lo = Number(row['k']) * step;
+      const slice = { h: horizon, lo, hi: lo + step };
+      // One slice at a time holds the writer, so loads wait for a slice, not for the whole compaction. The slice's
+      // sums are staged as scratch on the writer's connection before its transaction; no load commits in between,
+      // so the delete removes exactly the rows summed. (Loads between slices add rows past the horizon only.)
+      merged += await deps.store.writerSession(async (session) => {
         try {
           await session.run(
             `CREATE TEMP TABLE compact_rollup AS
@@ -156,18 +163,16 @@ export async function compactStore(deps: { store: Store; clock: Clock }): Promis
             slice,
           );
           await session.transaction(async (tx) => {
-            // The writer is held: no load commits between the sums and this delete, so it removes exactly the rows summed.
             await tx.run(`DELETE FROM ${table} WHERE load_seq <= $h AND bucket >= $lo AND bucket < $hi`, slice);
             await tx.run(`INSERT INTO ${table} SELECT * FROM compact_rollup`);
           });
-          n += Number((await session.get('SELECT count(*) AS n FROM compact_rollup'))?.['n'] ?? 0);
+          return Number((await session.get('SELECT count(*) AS n FROM compact_rollup'))?.['n'] ?? 0);
         } finally {
           await session.run('DROP TABLE IF EXISTS compact_rollup');
         }
-      }
+      });
     }
-    return n;
-  });
+  }
   await deps.store.run('DELETE FROM attributions WHERE valid_to <= $h', { h: horizon });
   await deps.store.run('CHECKPOINT');
   return { horizon, merged };

@@ -15,7 +15,7 @@ import { startTestApp, type TestApp } from '../support/app.js';
 const NOW = Date.UTC(2026, 10, 22, 12);
 const DAY = 86_400_000;
 const Q = 900_000;
-const SLICE: Record<string, number> = { rollup_15m: 7 * 96, rollup_1d: 30 * 96, rollup_1mo: 366 * 96 };
+const SLICE: Record<string, number> = { rollup_15m: 7 * 96, rollup_1d: 30 * 96, rollup_1mo: 92 * 96 };
 const TABLES = Object.keys(SLICE);
 const ORDER = 'ad_account_id, segment, campaign_id, ad_group_id, ad_id, segment_value, feed_value, item_value, bucket';
 
@@ -142,7 +142,7 @@ describe('compaction', () => {
   it('rewrites only the slices new loads reached', async () => {
     const rows = async () => Number((await t.store.get('SELECT count(*) AS n FROM rollup_15m'))?.['n']);
     const total = await rows();
-    // The last two days only: one or two weekly slices of the 15-minute rollup, one 30-day slice, one year.
+    // The last two days only: one or two slices of each rollup.
     const batch = events('late', 2000, clock.nowMs() - 3 * DAY, 2);
     await load(batch);
     loaded.push(...batch);
@@ -158,6 +158,25 @@ describe('compaction', () => {
     expect(h.merged).toBeGreaterThanOrEqual(slices15 + days);
     for (const tb of TABLES) expect(await clustered(tb), tb).toBe(true);
     expect(await t.store.all(`SELECT ad_id, bucket, sum(impressions) AS i, sum(clicks) AS c, sum(spend_micros) AS s FROM rollup_15m WHERE segment = 'none' GROUP BY ALL ORDER BY ad_id, bucket`)).toEqual(reference(loaded));
+  });
+
+  it('lets loads commit while it runs, and two runs may overlap', async () => {
+    const old = events('old', 3000, clock.nowMs() - 3 * DAY, 40);
+    await load(old);
+    loaded.push(...old);
+    clock.advance(2 * DAY);
+    const during = events('during', 2000, clock.nowMs(), 20);
+    const runs = await Promise.all([compactStore(t), load(during), compactStore(t)]);
+    loaded.push(...during);
+    expect(runs[0].merged + runs[2].merged).toBeGreaterThan(0);
+    const none = `SELECT ad_id, bucket, sum(impressions) AS i, sum(clicks) AS c, sum(spend_micros) AS s FROM rollup_15m WHERE segment = 'none' GROUP BY ALL ORDER BY ad_id, bucket`;
+    expect(await t.store.all(none)).toEqual(reference(loaded));
+    // The load made during compaction is merged by the next one.
+    clock.advance(2 * DAY);
+    await compactStore(t);
+    expect(await t.store.get('SELECT count(*) AS n FROM rollup_15m WHERE load_seq <> 0')).toEqual({ n: 0 });
+    for (const tb of TABLES) expect(await clustered(tb), tb).toBe(true);
+    expect(await t.store.all(none)).toEqual(reference(loaded));
   });
 
   it('finishes a compaction that stopped after recording its horizon', async () => {
