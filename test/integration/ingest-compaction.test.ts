@@ -83,6 +83,13 @@ async function load(batch: Ev[]): Promise<void> {
 const sums = (table: string) =>
   t.store.all(`SELECT ad_id, bucket, segment, segment_value, sum(impressions) AS i, sum(clicks) AS c, sum(spend_micros) AS s FROM ${table} GROUP BY ALL ORDER BY ALL`);
 
+/** The unsegmented 15-minute rollup summed per ad and bucket, shaped like `reference`. */
+const NONE = `SELECT ad_id, bucket, sum(impressions) AS i, sum(clicks) AS c, sum(spend_micros) AS s FROM rollup_15m WHERE segment = 'none' GROUP BY ALL ORDER BY ad_id, bucket`;
+
+/** Keys with more than one row in a rollup. */
+const duplicateKeys = (table: string) =>
+  t.store.get(`SELECT count(*) AS n FROM (SELECT 1 FROM ${table} GROUP BY ad_account_id, bucket, ad_id, segment, segment_value, feed_value, item_value HAVING count(*) > 1)`);
+
 /** Impressions, clicks and spend per ad and 15-minute bucket, from the events themselves. */
 function reference(all: Ev[]): { ad_id: string; bucket: number; i: number; c: number; s: number }[] {
   const m = new Map<string, { ad_id: string; bucket: number; i: number; c: number; s: number }>();
@@ -118,8 +125,7 @@ describe('compaction', () => {
       clock.advance(60_000);
     }
     const before = Object.fromEntries(await Promise.all(TABLES.map(async (tb) => [tb, await sums(tb)] as const)));
-    const none = `SELECT ad_id, bucket, sum(impressions) AS i, sum(clicks) AS c, sum(spend_micros) AS s FROM rollup_15m WHERE segment = 'none' GROUP BY ALL ORDER BY ad_id, bucket`;
-    expect(await t.store.all(none)).toEqual(reference(loaded));
+    expect(await t.store.all(NONE)).toEqual(reference(loaded));
     // Loads of several runs, each in bucket order: not clustered yet.
     expect(await clustered('rollup_15m')).toBe(false);
 
@@ -128,12 +134,12 @@ describe('compaction', () => {
     expect(done.merged).toBeGreaterThan(0);
     for (const tb of TABLES) {
       expect(await sums(tb), tb).toEqual(before[tb]);
-      const dup = await t.store.get(`SELECT count(*) AS n FROM (SELECT 1 FROM ${tb} GROUP BY ad_account_id, bucket, ad_id, segment, segment_value, feed_value, item_value HAVING count(*) > 1)`);
+      const dup = await duplicateKeys(tb);
       expect(dup, tb).toEqual({ n: 0 });
       expect(await t.store.get(`SELECT count(DISTINCT load_seq) AS n, min(load_seq) AS seq FROM ${tb}`), tb).toEqual({ n: 1, seq: 0 });
       expect(await clustered(tb), tb).toBe(true);
     }
-    expect(await t.store.all(none)).toEqual(reference(loaded));
+    expect(await t.store.all(NONE)).toEqual(reference(loaded));
     // Nothing new: nothing is rewritten.
     clock.advance(DAY);
     expect((await compactStore(t)).merged).toBe(0);
@@ -157,7 +163,7 @@ describe('compaction', () => {
     expect(slices15).toBeLessThan(total);
     expect(h.merged).toBeGreaterThanOrEqual(slices15 + days);
     for (const tb of TABLES) expect(await clustered(tb), tb).toBe(true);
-    expect(await t.store.all(`SELECT ad_id, bucket, sum(impressions) AS i, sum(clicks) AS c, sum(spend_micros) AS s FROM rollup_15m WHERE segment = 'none' GROUP BY ALL ORDER BY ad_id, bucket`)).toEqual(reference(loaded));
+    expect(await t.store.all(NONE)).toEqual(reference(loaded));
   });
 
   it('lets loads commit while it runs, and two runs may overlap', async () => {
@@ -169,14 +175,13 @@ describe('compaction', () => {
     const runs = await Promise.all([compactStore(t), load(during), compactStore(t)]);
     loaded.push(...during);
     expect(runs[0].merged + runs[2].merged).toBeGreaterThan(0);
-    const none = `SELECT ad_id, bucket, sum(impressions) AS i, sum(clicks) AS c, sum(spend_micros) AS s FROM rollup_15m WHERE segment = 'none' GROUP BY ALL ORDER BY ad_id, bucket`;
-    expect(await t.store.all(none)).toEqual(reference(loaded));
+    expect(await t.store.all(NONE)).toEqual(reference(loaded));
     // The load made during compaction is merged by the next one.
     clock.advance(2 * DAY);
     await compactStore(t);
     expect(await t.store.get('SELECT count(*) AS n FROM rollup_15m WHERE load_seq <> 0')).toEqual({ n: 0 });
     for (const tb of TABLES) expect(await clustered(tb), tb).toBe(true);
-    expect(await t.store.all(none)).toEqual(reference(loaded));
+    expect(await t.store.all(NONE)).toEqual(reference(loaded));
   });
 
   it('finishes a compaction that stopped after recording its horizon', async () => {
@@ -193,10 +198,10 @@ describe('compaction', () => {
     clock.advance(DAY);
     await compactStore(t);
     for (const tb of TABLES) {
-      const dup = await t.store.get(`SELECT count(*) AS n FROM (SELECT 1 FROM ${tb} GROUP BY ad_account_id, bucket, ad_id, segment, segment_value, feed_value, item_value HAVING count(*) > 1)`);
+      const dup = await duplicateKeys(tb);
       expect(dup, tb).toEqual({ n: 0 });
       expect(await clustered(tb), tb).toBe(true);
     }
-    expect(await t.store.all(`SELECT ad_id, bucket, sum(impressions) AS i, sum(clicks) AS c, sum(spend_micros) AS s FROM rollup_15m WHERE segment = 'none' GROUP BY ALL ORDER BY ad_id, bucket`)).toEqual(reference(loaded));
+    expect(await t.store.all(NONE)).toEqual(reference(loaded));
   });
 });
