@@ -138,8 +138,15 @@ export class Store implements Queryable {
       return await (this.readLocks[i] as Mutex).run(async () => {
         if (signal === undefined) return fn(this.readerQs[i] as ConnectionQueryable);
         if (signal.aborted) throw new QueryCancelledError('the read was cancelled before it started');
-        // DuckDB stops the statement running on this connection; it fails with an interrupt error.
-        const interrupt = (): void => (this.readers[i] as DuckDBConnection).interrupt();
+        // DuckDB stops the statement running on this connection; it fails with an interrupt error. An
+        // interrupt that lands before DuckDB has begun the statement is dropped when it begins, so it is
+        // repeated until the read ends (the connection runs nothing else while this read holds it).
+        const connection = this.readers[i] as DuckDBConnection;
+        let repeat: ReturnType<typeof setInterval> | undefined;
+        const interrupt = (): void => {
+          connection.interrupt();
+          repeat = setInterval(() => connection.interrupt(), 20);
+        };
         signal.addEventListener('abort', interrupt, { once: true });
         try {
           return await fn(this.readerQs[i] as ConnectionQueryable);
@@ -147,6 +154,7 @@ export class Store implements Queryable {
           throw signal.aborted ? new QueryCancelledError('the read was cancelled', { cause: err }) : err;
         } finally {
           signal.removeEventListener('abort', interrupt);
+          clearInterval(repeat);
         }
       });
     } finally {

@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { Store } from '../../src/store/store.js';
+import { QueryCancelledError, Store } from '../../src/store/store.js';
 import { tempDir } from '../support/context.js';
 
 const dir = tempDir();
@@ -98,6 +98,25 @@ describe('Store', () => {
     finish.open();
     await session;
     expect(reads).toBe(7);
+  });
+
+  it('a read cancelled at any moment around its start is interrupted, not left running', async () => {
+    // Runs for many minutes unless interrupted. The aborts land at different moments, before and after
+    // DuckDB begins the statement: one that landed before was once dropped, and the read ran on.
+    const endless = 'SELECT count(*) AS n FROM range(1000000000000) t(i) WHERE i % 7 = 3';
+    for (let delayMs = 0; delayMs <= 12; delayMs += 2) {
+      const controller = new AbortController();
+      const read = store.all(endless, [], { signal: controller.signal });
+      setTimeout(() => controller.abort(), delayMs);
+      await expect(read).rejects.toBeInstanceOf(QueryCancelledError);
+      // Sync microtask gaps as well: abort right after the read has queued for its connection.
+      const again = new AbortController();
+      const next = store.all(endless, [], { signal: again.signal });
+      for (let i = 0; i < delayMs; i++) await Promise.resolve();
+      again.abort();
+      await expect(next).rejects.toBeInstanceOf(QueryCancelledError);
+    }
+    expect(store.readsInFlight).toBe(0);
   });
 
   it('a second process cannot open the same file', async () => {
