@@ -1,6 +1,6 @@
 import { request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { LightMyRequestResponse } from 'fastify';
+import type { FastifyReply, LightMyRequestResponse } from 'fastify';
 import { afterEach, describe, expect, it } from 'vitest';
 import { getInsights } from '../../src/insights/insights-service.js';
 import { QueryCancelledError } from '../../src/store/store.js';
@@ -30,6 +30,31 @@ function expectOverloaded(res: LightMyRequestResponse): void {
   expect(res.headers['x-ratelimit-remaining-requests']).toMatch(/^\d+$/);
 }
 
+/** The endless read as a cancellable request runs it, telling `ended` how the handler's work ended. */
+function endlessRead(app: TestApp, reply: FastifyReply, ended: (how: 'resolved' | 'rejected') => void) {
+  return untilClientGone(reply, (signal) => app.store.all(ENDLESS_READ, [], { signal })).then(
+    (out) => {
+      ended('resolved');
+      return out;
+    },
+    (err: unknown) => {
+      ended('rejected');
+      throw err;
+    },
+  );
+}
+
+/** A real client (not inject) sending GET `path` with a new account's key, so the test can make it go away. */
+async function requestOverLoopback(app: TestApp, path: string): Promise<{ key: string; destroy(): void }> {
+  const { key } = await makeAccount(app);
+  await app.app.listen({ port: 0, host: '127.0.0.1' });
+  const { port } = app.app.server.address() as AddressInfo;
+  const client = httpRequest({ host: '127.0.0.1', port, path, headers: bearer(key) });
+  client.on('error', () => undefined);
+  client.end();
+  return { key, destroy: () => client.destroy() };
+}
+
 let t: TestApp | undefined;
 afterEach(async () => {
   await t?.close();
@@ -43,31 +68,14 @@ describe('overload shedding', () => {
     app = await startTestApp({
       env: { ADSVC_OVERLOAD_MAX_QUERIES_IN_FLIGHT: '1' },
       extraRoutes: (v1) => {
-        v1.get('/test/endless', async (_request, reply) =>
-          untilClientGone(reply, (signal) => app.store.all(ENDLESS_READ, [], { signal })).then(
-            (out) => {
-              ended = 'resolved';
-              return out;
-            },
-            (err: unknown) => {
-              ended = 'rejected';
-              throw err;
-            },
-          ),
-        );
+        v1.get('/test/endless', async (_request, reply) => endlessRead(app, reply, (how) => (ended = how)));
       },
     });
     t = app;
-    const { key } = await makeAccount(app);
-    await app.app.listen({ port: 0, host: '127.0.0.1' });
-    const { port } = app.app.server.address() as AddressInfo;
-
-    const client = httpRequest({ host: '127.0.0.1', port, path: '/v1/test/endless', headers: bearer(key) });
-    client.on('error', () => undefined);
-    client.end();
+    const client = await requestOverLoopback(app, '/v1/test/endless');
     await until('the endless read to start', () => app.store.readsInFlight >= 1);
 
-    expectOverloaded(await app.app.inject({ url: '/v1/ad_account', headers: bearer(key) }));
+    expectOverloaded(await app.app.inject({ url: '/v1/ad_account', headers: bearer(client.key) }));
 
     // The client goes away: DuckDB interrupts the read (otherwise it would run for many minutes).
     client.destroy();
@@ -76,7 +84,35 @@ describe('overload shedding', () => {
     // Cancelled, not failed: no error reaches the error handler (no 500 in the log).
     expect(ended).toBe('resolved');
 
-    expect((await app.app.inject({ url: '/v1/ad_account', headers: bearer(key) })).statusCode).toBe(200);
+    expect((await app.app.inject({ url: '/v1/ad_account', headers: bearer(client.key) })).statusCode).toBe(200);
+  });
+
+  it('a client that left before its read began still cancels it', async () => {
+    // The request is held before the read until the client has gone and the server has seen it go, as when
+    // the client leaves while its request is still being authenticated: the close event is then past.
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    let held: FastifyReply | undefined;
+    let ended: 'resolved' | 'rejected' | undefined;
+    let app!: TestApp;
+    app = await startTestApp({
+      extraRoutes: (v1) => {
+        v1.get('/test/late', async (_request, reply) => {
+          held = reply;
+          await gate;
+          return endlessRead(app, reply, (how) => (ended = how));
+        });
+      },
+    });
+    t = app;
+    const client = await requestOverLoopback(app, '/v1/test/late');
+    await until('the request to reach its handler', () => held !== undefined);
+    client.destroy();
+    await until('the server to see the client go', () => held?.raw.destroyed === true);
+    release();
+    await until('the handler to end', () => ended !== undefined);
+    expect(ended).toBe('resolved');
+    expect(app.store.readsInFlight).toBe(0);
   });
 
   it('the insights pipeline hands its signal to the page read', async () => {

@@ -15,6 +15,9 @@ export async function untilClientGone<T>(reply: FastifyReply, work: (signal: Abo
     if (!reply.raw.writableFinished) controller.abort();
   };
   reply.raw.once('close', onClose);
+  // The client may have left before this ran (while its request was authenticated, say): that close event
+  // is past, so the work starts already cancelled rather than running with nobody to stop it.
+  if (reply.raw.destroyed) onClose();
   try {
     return await work(controller.signal);
   } catch (err) {
