@@ -8,8 +8,8 @@ export default defineConfig({
     globalSetup: ['test/support/global-setup.ts'],
     // DuckDB is a native addon: separate processes keep each file's instances apart.
     pool: 'forks',
-    testTimeout: 60_000,
-    hookTimeout: 60_000,
+    testTimeout: 180_000,
+    hookTimeout: 180_000,
     reporters: ['default', './test/support/summary-reporter.ts'],
   },
 });

@@ -11,7 +11,9 @@ import { deleteRedisPrefix, redisUrl, uniquePrefix } from '../support/context.js
  * (windows and growth rule, fake clock) and must agree on every decision.
  */
 const T0 = Date.UTC(2026, 10, 22, 12);
-const redis = new RedisBackend({ url: redisUrl() });
+// A generous command timeout: this test is about the decisions, and on a busy 2-core machine (the rest of
+// the suite runs alongside) a script call once took longer than the service's fail-fast 250 ms.
+const redis = new RedisBackend({ url: redisUrl(), commandTimeoutMs: 10_000 });
 const prefixes: string[] = [];
 afterAll(async () => {
   await redis.close();
