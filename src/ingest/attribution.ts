@@ -29,7 +29,7 @@ const TOUCH_COLUMNS = 'ad_account_id, user_id, type, ts_us, event_id, ad_id, ad_
 
 /** The scratch tables of one load's attribution (`tag` names them). */
 export const attributionTables = (tag: string) =>
-  [`affected_convs_${tag}`, `new_touches_${tag}`, `click_days_${tag}`, `view_days_${tag}`, `attributed_${tag}`] as const;
+  [`affected_convs_${tag}`, `new_touches_${tag}`, `click_days_${tag}`, `view_days_${tag}`, `attributed_${tag}`, `converters_${tag}`] as const;
 
 /**
  * Lists the conversions a load's new events (`added`, as the loader's
@@ -41,14 +41,27 @@ export const attributionTables = (tag: string) =>
  * touch aggregate ran out of a 1GB memory limit.
  */
 export async function stageAttribution(q: Queryable, added: string, tag: string): Promise<void> {
-  const [affected, touches, clickDays, viewDays, attributed] = attributionTables(tag);
-  // The new touches that could be attributed to some conversion (only those with a user), read from the
-  // load's rows once (the attribution below reads them several times), under the events table's column names.
+  const [affected, touches, clickDays, viewDays, attributed, converters] = attributionTables(tag);
+  // A touch only matters to conversions of its own user, and conversions are rare: only the new touches of
+  // users with a conversion that one of them could reach (a new one, or a stored one from the first new
+  // touch to 30 days after the last) are kept. That is a small share of a load's touches, so the scratch
+  // table below stays small instead of copying every impression (4.3 of 62 s for 2M events, bench ingest).
+  const span = await q.get(`SELECT min(ts_us) AS lo, max(ts_us) AS hi FROM ${added} WHERE type IN ('impression', 'click') AND user_id IS NOT NULL`);
+  await q.run(
+    `CREATE TEMP TABLE ${converters} AS
+     SELECT account AS ad_account_id, user_id FROM ${added} WHERE type = 'conversion'
+     UNION
+     SELECT ad_account_id, user_id FROM events WHERE type = 'conversion' AND ts_us BETWEEN $lo AND $hi`,
+    { lo: Number(span?.['lo'] ?? 0), hi: Number(span?.['hi'] ?? 0) + CLICK_DAYS * DAY_US },
+  );
+  // The new touches that could be attributed to some conversion, read from the load's rows once (the
+  // attribution below reads them several times), under the events table's column names.
   await q.run(
     `CREATE TEMP TABLE ${touches} AS
-     SELECT account AS ad_account_id, user_id, type, ts_us, event_id, ad_id, ad_group AS ad_group_id, campaign AS campaign_id,
-       country, device, platform, product_feed_id, product_item_id
-     FROM ${added} WHERE type IN ('impression', 'click') AND user_id IS NOT NULL`,
+     SELECT t.account AS ad_account_id, t.user_id, t.type, t.ts_us, t.event_id, t.ad_id, t.ad_group AS ad_group_id, t.campaign AS campaign_id,
+       t.country, t.device, t.platform, t.product_feed_id, t.product_item_id
+     FROM ${added} t SEMI JOIN ${converters} u ON u.ad_account_id = t.account AND u.user_id = t.user_id
+     WHERE t.type IN ('impression', 'click')`,
   );
   // The conversions to recompute (with what their rows need): this load's own, and stored ones that a
   // new touch of the same user is within reach of. The latest new touch at or before a conversion is the
