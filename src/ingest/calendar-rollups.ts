@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { calendarUnits, type Interval } from '../insights/calendar.js';
 import { QUARTER_HOUR_S } from '../insights/buckets.js';
 import { sqlList, type Queryable } from '../store/store.js';
+import { withEntityIds } from './rollup-rows.js';
 
 /**
  * Calendar rollups (0010_calendar_rollups.sql): this load's 15-minute rollup
@@ -23,8 +24,8 @@ const KEYS = 'r.campaign_id, r.ad_group_id, r.ad_id, r.segment, r.segment_value,
 /**
  * Before the load's transaction (it only reads stored data): maps the
  * quarter-hours the load touched (`touched`) to local days and months, and
- * sums the load's staged 15-minute rows (`rolled`, rollup_15m's columns
- * without load_seq) per day and per month into scratch tables. Returns
+ * sums the load's staged 15-minute rows (`rolled`, keyed on the ad:
+ * rollup-rows.ts) per day and per month into scratch tables. Returns
  * whether some account needs its earlier rows summed in (done inside the
  * transaction, from rollup_15m).
  */
@@ -62,17 +63,18 @@ export async function stageCalendarRollups(q: Queryable, touched: string, rolled
       backfill: c.fresh,
     });
   }
-  // This load's sums; a fresh account's come with its backfill instead.
+  // This load's sums, keyed on the ad like `rolled`; a fresh account's come with its backfill instead.
   await q.run(
     `CREATE TEMP TABLE ${day} AS
-     SELECT r.ad_account_id, m.day_q AS bucket, ${KEYS}, ${SUMS}
-     FROM ${rolled} r JOIN ${map} m ON m.account = r.ad_account_id AND m.q = r.bucket AND NOT m.backfill
+     SELECT r.ad_id, m.day_q AS bucket, r.segment, r.segment_value, r.feed_value, r.item_value, ${SUMS}
+     FROM ${rolled} r JOIN ads ad ON ad.id = r.ad_id JOIN ${map} m ON m.account = ad.ad_account_id AND m.q = r.bucket AND NOT m.backfill
      GROUP BY ALL`,
   );
   await q.run(
     `CREATE TEMP TABLE ${month} AS
-     SELECT r.ad_account_id, m.month_q AS bucket, ${KEYS}, ${SUMS}
-     FROM ${day} r JOIN (SELECT DISTINCT account, day_q, month_q FROM ${map} WHERE NOT backfill) m ON m.account = r.ad_account_id AND m.day_q = r.bucket
+     SELECT r.ad_id, m.month_q AS bucket, r.segment, r.segment_value, r.feed_value, r.item_value, ${SUMS}
+     FROM ${day} r JOIN ads ad ON ad.id = r.ad_id
+       JOIN (SELECT DISTINCT account, day_q, month_q FROM ${map} WHERE NOT backfill) m ON m.account = ad.ad_account_id AND m.day_q = r.bucket
      GROUP BY ALL`,
   );
   return calendars.some((c) => c.fresh);
@@ -87,8 +89,8 @@ export async function insertCalendarRollups(tx: Queryable, touched: string, tag:
      WHERE t.account NOT IN (SELECT ad_account_id FROM rollup_calendars)`,
   );
   // Rows of one segment and nearby units stay together, so scans skip row groups by their min/max.
-  await tx.run(`INSERT INTO rollup_1d SELECT *, $seq FROM ${day} ORDER BY segment, bucket`, { seq });
-  await tx.run(`INSERT INTO rollup_1mo SELECT *, $seq FROM ${month} ORDER BY segment, bucket`, { seq });
+  await tx.run(`INSERT INTO rollup_1d SELECT *, $seq FROM (${withEntityIds(day)}) ORDER BY segment, bucket`, { seq });
+  await tx.run(`INSERT INTO rollup_1mo SELECT *, $seq FROM (${withEntityIds(month)}) ORDER BY segment, bucket`, { seq });
   if (!backfill) return;
   // Accounts just given a calendar: every load's rows so far, this one's included (kept apart so the scan filters on load_seq).
   const rows = (table: string, unitCol: 'day_q' | 'month_q', source: string) =>

@@ -5,6 +5,7 @@ import type { Queryable, Store, WriterSession } from '../store/store.js';
 import { DEVICES, EVENT_FIELDS, INGEST_CHUNK_LINES, EVENT_TYPES, MAX_FUTURE_US, MIN_EVENT_TIME_US, PLATFORMS, QUARANTINE_REASONS, type EventFileFormat, type QuarantineReason } from './event-contract.js';
 import { attributionTables, refreshAttribution, stageAttribution } from './attribution.js';
 import { calendarTables, insertCalendarRollups, stageCalendarRollups } from './calendar-rollups.js';
+import { withEntityIds } from './rollup-rows.js';
 import { csvDirectHolds, csvRenumbered, fileRows, fileStage, FIRST_LINE, PARQUET_COLUMNS, stageLeftovers } from './stage-sql.js';
 
 /**
@@ -242,9 +243,11 @@ async function loadChunk(
     // The chunk's new events as the insert and the refreshes read them: its valid checked rows less the few skipped.
     const added = `(SELECT c.* FROM ${c.checked} c ANTI JOIN ${c.skipped} USING (line_no) WHERE c.reason IS NULL AND ${lines})`;
     await stageRollups(session, added, rolled, touched);
+    c.mark('stage rollups');
     const backfill = await stageCalendarRollups(session, touched, rolled, c.tag);
+    c.mark('stage calendar rollups');
     await stageAttribution(session, added, c.tag);
-    c.mark('stage refreshes');
+    c.mark('stage attribution');
     await session.transaction(async (tx) => {
       await tx.run(
         `INSERT INTO event_quarantine SELECT $run, $source, line_no, reason, raw, $now_us FROM ${c.checked} c WHERE reason IS NOT NULL AND ${lines}`,
@@ -326,7 +329,7 @@ const SEGMENT_ROLLUPS = [
   ['product', 'NULL', 'product_feed_id', 'product_item_id', ', product_feed_id, product_item_id'],
 ] as const;
 
-/** Sums the new events per rollup row into `rolled` (scratch, before the transaction), and lists the touched (account, bucket) in `touched`. */
+/** Sums the new events per rollup row into `rolled` (scratch, before the transaction; keyed on the ad, rollup-rows.ts), and lists the touched (account, bucket) in `touched`. */
 async function stageRollups(q: Queryable, added: string, rolled: string, touched: string): Promise<void> {
   const narrow = `${rolled}_narrow`;
   await q.run(
@@ -336,19 +339,15 @@ async function stageRollups(q: Queryable, added: string, rolled: string, touched
      FROM ${added} WHERE type IN ('impression', 'click')`,
   );
   try {
-    const sums = 'sum(imp)::BIGINT AS impressions, sum(clk)::BIGINT AS clicks, sum(cost)::BIGINT AS spend';
+    const sums = 'sum(imp)::BIGINT AS impressions, sum(clk)::BIGINT AS clicks, sum(cost)::BIGINT AS spend_micros';
     for (const [i, [name, value, feed, item, keys]] of SEGMENT_ROLLUPS.entries()) {
       await q.run(
         `${i === 0 ? `CREATE TEMP TABLE ${rolled} AS` : `INSERT INTO ${rolled}`}
-         SELECT ad.ad_account_id, r.bucket, ad.campaign_id, ad.ad_group_id, r.ad_id, '${name}' AS segment, r.segment_value, r.feed_value, r.item_value,
-           r.impressions, r.clicks, r.spend AS spend_micros
-         FROM (
-           SELECT ad_id, bucket, ${value}::VARCHAR AS segment_value, ${feed}::VARCHAR AS feed_value, ${item}::VARCHAR AS item_value, ${sums}
-           FROM ${narrow} GROUP BY ad_id, bucket${keys}
-         ) r JOIN ads ad ON ad.id = r.ad_id`,
+         SELECT ad_id, bucket, '${name}' AS segment, ${value}::VARCHAR AS segment_value, ${feed}::VARCHAR AS feed_value, ${item}::VARCHAR AS item_value, ${sums}
+         FROM ${narrow} GROUP BY ad_id, bucket${keys}`,
       );
     }
-    await q.run(`CREATE TEMP TABLE ${touched} AS SELECT DISTINCT ad_account_id AS account, bucket FROM ${rolled} WHERE segment = 'none'`);
+    await q.run(`CREATE TEMP TABLE ${touched} AS SELECT DISTINCT ad.ad_account_id AS account, r.bucket FROM ${rolled} r JOIN ads ad ON ad.id = r.ad_id WHERE r.segment = 'none'`);
   } finally {
     await q.run(`DROP TABLE IF EXISTS ${narrow}`);
   }
@@ -373,7 +372,7 @@ async function stageRollups(q: Queryable, added: string, rolled: string, touched
  */
 async function insertRollups(tx: Queryable, rolled: string, seq: number): Promise<void> {
   for (const [name] of SEGMENT_ROLLUPS) {
-    await tx.run(`INSERT INTO rollup_15m SELECT *, $seq FROM ${rolled} WHERE segment = '${name}' ORDER BY bucket`, { seq });
+    await tx.run(`INSERT INTO rollup_15m SELECT *, $seq FROM (${withEntityIds(rolled)} WHERE r.segment = '${name}') ORDER BY bucket`, { seq });
   }
 }
 
