@@ -61,7 +61,7 @@ let strictAccount: { accountId: string; key: string };
 
 beforeAll(async () => {
   images = await startImageServer({ oversize: MAX_BYTES + 100_000 });
-  t = await startFilesApp({ ADSVC_FETCH_ALLOW_PRIVATE: '1', ADSVC_FETCH_TIMEOUT_MS: '300', ADSVC_UPLOAD_MAX_BYTES: String(MAX_BYTES) });
+  t = await startFilesApp({ ADSVC_FETCH_ALLOW_PRIVATE: '1', ADSVC_FETCH_TIMEOUT_MS: '3000', ADSVC_UPLOAD_MAX_BYTES: String(MAX_BYTES) });
   // Defaults: the address check is on.
   strict = await startFilesApp({});
   a = await makeAccount(t);
@@ -158,8 +158,8 @@ describe('POST /v1/upload with image_url', () => {
     ['/favicon.ico', /^image_url is an ICO image; .*ICO only for account_favicon/],
     ['/huge', new RegExp(`^image_url is larger than the ${MAX_BYTES}-byte limit\\.$`)],
     ['/huge-chunked', new RegExp(`^image_url is larger than the ${MAX_BYTES}-byte limit\\.$`)],
-    ['/slow', /^image_url timed out after 300 ms\.$/],
-    ['/stall', /^image_url timed out after 300 ms\.$/],
+    ['/slow', /^image_url timed out after 3000 ms\.$/],
+    ['/stall', /^image_url timed out after 3000 ms\.$/],
     ['/redirect/ftp', /^image_url redirects to ftp:\/\/files\.example\/a\.png, which is not an http or https URL/],
   ])('%s -> 400 invalid_value on image_url', async (path, message) => {
     expectError(await uploadUrl(t, a.key, { image_url: `${images.url}${path}` }), 400, 'invalid_value', 'image_url', message);
