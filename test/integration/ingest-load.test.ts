@@ -151,6 +151,41 @@ describe('loading an NDJSON file', () => {
     expect(await storedSpend()).toEqual(expectedSpend([...generate(1, 3000), ...more]));
   });
 
+  it('reads each line by its JSON shape: objects (leading blanks too) load, other JSON is invalid_json, fields of a wrong JSON type are invalid_value', async () => {
+    const ad = (accts[0] as Acct).ads[0] as string;
+    const ok = (id: string) => JSON.stringify({ event_id: id, type: 'impression', timestamp: NOW - DAY, ad_id: ad, cost_micros: 7 });
+    const lines: [string, string | null][] = [
+      [ok('sh1'), null],
+      [`  \t${ok('sh2')}`, null],
+      ['[1, 2]', 'invalid_json'],
+      ['"just text"', 'invalid_json'],
+      ['42', 'invalid_json'],
+      ['{"event_id": "sh3", "type": "impression"', 'invalid_json'],
+      [`{"event_id": "sh4", "type": "impression", "timestamp": ${NOW - DAY}, "ad_id": "${ad}", "cost_micros": true}`, 'invalid_value'],
+      [`{"event_id": "sh5", "type": "impression", "timestamp": ${NOW - DAY}, "ad_id": {"id": "${ad}"}}`, 'invalid_value'],
+      [`{"event_id": "sh6", "type": "impression", "timestamp": ${NOW - DAY}, "ad_id": "${ad}", "country": ["US"]}`, 'invalid_value'],
+      // Braces, brackets and the words true and false inside strings are text, not types.
+      [`{"event_id": "sh7 {[true false", "type": "impression", "timestamp": ${NOW - DAY}, "ad_id": "${ad}", "user_id": "true"}`, null],
+      // A number where text is expected is its text; JSON escapes are decoded.
+      [`{"event_id": 12345, "type": "impr\\u0065ssion", "timestamp": ${NOW - DAY}, "ad_id": "${ad}"}`, null],
+    ];
+    // Between two thousand good lines, so the bad ones share their vectors with good ones.
+    const pad = (from: number) => Array.from({ length: 2000 }, (_, i) => ok(`shp${from + i}`));
+    const path = join(t.dataDir, 'shapes.ndjson');
+    writeFileSync(path, [...pad(0), ...lines.map(([l]) => l), ...pad(2000)].join('\n') + '\n');
+    const summary = await load(path, { runId: 'run_shapes' });
+    const bad = lines.flatMap(([, reason], i) => (reason === null ? [] : [{ line_no: 2001 + i, reason }]));
+    expect(summary).toMatchObject({ rows_read: 4000 + lines.length, stored: 4000 + lines.length - bad.length, quarantined: bad.length });
+    expect(await t.store.all("SELECT line_no, reason FROM event_quarantine WHERE run_id = 'run_shapes' ORDER BY line_no")).toEqual(bad);
+    const stored = await t.store.all("SELECT event_id, type, user_id FROM events WHERE event_id IN ('sh1', 'sh2', 'sh7 {[true false', '12345') ORDER BY event_id");
+    expect(stored).toEqual([
+      { event_id: '12345', type: 'impression', user_id: null },
+      { event_id: 'sh1', type: 'impression', user_id: null },
+      { event_id: 'sh2', type: 'impression', user_id: null },
+      { event_id: 'sh7 {[true false', type: 'impression', user_id: 'true' },
+    ]);
+  });
+
   it('scoped to an account, refuses events of other accounts', async () => {
     const [a, b] = accts as [Acct, Acct];
     const rows: Ev[] = [
