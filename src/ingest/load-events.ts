@@ -6,7 +6,7 @@ import { DEVICES, EVENT_FIELDS, INGEST_CHUNK_LINES, EVENT_TYPES, MAX_FUTURE_US, 
 import { attributionTables, refreshAttribution, stageAttribution } from './attribution.js';
 import { calendarTables, insertCalendarRollups, stageCalendarRollups } from './calendar-rollups.js';
 import { withEntityIds } from './rollup-rows.js';
-import { csvDirectHolds, csvRenumbered, fileRows, fileStage, FIRST_LINE, PARQUET_COLUMNS, stageLeftovers } from './stage-sql.js';
+import { csvLinesHold, csvMalformed, csvRenumbered, csvShifts, fileRows, fileStage, FIRST_LINE, PARQUET_COLUMNS, stageLeftovers } from './stage-sql.js';
 
 /**
  * Loads one event file: read it with DuckDB's reader and check every row in
@@ -159,15 +159,21 @@ export async function loadEventFile(
       // Checked rows from the file: only text lines or records are staged first (numbered in file order).
       const stageFile = fileStage(req.format, columns, tag);
       if (stageFile !== null) await session.run(stageFile, { path: req.path });
-      await session.run(`CREATE TEMP TABLE ${checked} AS ${checkedSql(fileRows(req.format, columns, tag))}`, stageFile === null ? { ...judge, path: req.path } : judge);
+      // CSV: records numbered from the rejected lines when the file's lines allow it (stage-sql.ts, csvRows).
+      let csvShifted = false;
       if (req.format === 'csv') {
-        const records = Number((await session.get(`SELECT count(*) AS n FROM ${checked}`))?.['n']);
-        if ((await session.get(csvDirectHolds(tag), { path: req.path, records }))?.['holds'] !== true) {
-          // Rejected or blank lines: number records by the lines left, and add the rejected ones.
-          await session.run(`CREATE TEMP TABLE ${stage} AS ${csvRenumbered(checked, tag)} ORDER BY line_no`, { path: req.path });
-          await session.run(`DROP TABLE ${checked}`);
-          await session.run(`ALTER TABLE ${stage} RENAME TO ${checked}`);
-        }
+        const records = Number((await session.get(`SELECT count(*) AS n FROM src_${tag}`))?.['n']);
+        csvShifted = (await session.get(csvLinesHold(tag), { path: req.path, records }))?.['holds'] === true;
+        if (csvShifted) await session.run(csvShifts(tag));
+      }
+      await session.run(`CREATE TEMP TABLE ${checked} AS ${checkedSql(fileRows(req.format, columns, tag, csvShifted))}`, stageFile === null ? { ...judge, path: req.path } : judge);
+      if (req.format === 'csv' && csvShifted) {
+        await session.run(`INSERT INTO ${checked} BY NAME ${csvMalformed(tag)}`);
+      } else if (req.format === 'csv') {
+        // Blank lines or records across lines: number records by the lines left, and add the rejected ones.
+        await session.run(`CREATE TEMP TABLE ${stage} AS ${csvRenumbered(checked, tag)} ORDER BY line_no`, { path: req.path });
+        await session.run(`DROP TABLE ${checked}`);
+        await session.run(`ALTER TABLE ${stage} RENAME TO ${checked}`);
       }
       await session.run(`DROP TABLE IF EXISTS src_${tag}`);
       mark('read and check');

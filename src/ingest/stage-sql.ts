@@ -65,36 +65,64 @@ const csvFields = (header: readonly string[], from: string) =>
   EVENT_FIELDS.map((f) => (header.includes(f) ? `nullif(trim(${from}."${f}"), '') AS ${f}` : `NULL::VARCHAR AS ${f}`));
 
 /**
- * CSV read directly: record k is on line k + 1. That holds when no row was
- * rejected and the file has exactly one line per record besides the header
- * (`csvDirectHolds`); otherwise the load renumbers them (`csvRenumbered`).
+ * CSV records numbered by their lines. Record k (numbered k + 1 as read) is
+ * on line k + 1 plus the rejected lines before it, when every line is the
+ * header, one record or one rejected row (`csvLinesHold`): the shifts come
+ * from the few rejected lines (`csvShifts`), joined by ASOF. Otherwise
+ * (blank lines, a quoted field across lines) the records keep k + 1 here and
+ * the load renumbers them from the file's lines (`csvRenumbered`).
  */
-function csvRows(header: readonly string[], tag: string): string {
-  return `SELECT line_no, NULL::VARCHAR AS raw, NULL::VARCHAR AS parse_error, false AS wrong_type,
+function csvRows(header: readonly string[], tag: string, shifted: boolean): string {
+  return `SELECT ${shifted ? 's.line_no + coalesce(k.n, 0)' : 's.line_no'} AS line_no, NULL::VARCHAR AS raw, NULL::VARCHAR AS parse_error, false AS wrong_type,
       ${csvFields(header, 's.rec').join(', ')}
-    FROM src_${tag} s`;
+    FROM src_${tag} s${shifted ? ` ASOF LEFT JOIN shift_${tag} k ON s.line_no > k.adj` : ''}`;
 }
 
-/** Did the direct CSV read number its records right? $records: how many it read. */
-export const csvDirectHolds = (tag: string) =>
-  `SELECT (SELECT count(*) FROM rej_${tag}) = 0 AND (${LINE_COUNT}) = $records + 1 AS holds`;
+/**
+ * Is every line of the file the header, one record or one rejected row?
+ * $records: how many records the read kept. Blank lines and records across
+ * lines both make the file longer than that, so the counts tell.
+ */
+export const csvLinesHold = (tag: string) =>
+  `SELECT (${LINE_COUNT}) = $records + 1 + (SELECT count(DISTINCT line) FROM rej_${tag}) AS holds`;
+
+/**
+ * With rejected lines r_1 < ... < r_m, record k + 1 as read lies on line
+ * k + 1 + j, j the number of i with r_i - i < k + 1: the ASOF join in
+ * `csvRows` finds the largest such r_i - i (ties: the largest i).
+ */
+export const csvShifts = (tag: string) => `CREATE TEMP TABLE shift_${tag} AS
+  SELECT line - i AS adj, max(i) AS n FROM (SELECT line, row_number() OVER (ORDER BY line) AS i FROM (SELECT DISTINCT line FROM rej_${tag}))
+  GROUP BY ALL`;
+
+/** The rejected rows as checked rows (one per line), for the load to add to a shifted read's. */
+export const csvMalformed = (tag: string) => `SELECT line AS line_no, 'malformed_row' AS reason, any_value(csv_line) AS raw FROM rej_${tag} GROUP BY line`;
 
 /**
  * CSV in general: DuckDB's sniffer is not used, since it may take a malformed
  * row for the header and skip what comes before it. Malformed rows are kept
- * as rejects and quarantined; a record's line number is its place among the
- * lines that were not rejected (records are one line each). The checks do
- * not depend on line numbers, so the rows of the direct read (`checked`,
- * numbered k + 1) are renumbered here, not read again.
+ * as rejects and quarantined. The reader numbers rows (its rejects' `line`)
+ * counting the header, each record or rejected row once however many lines
+ * it spans, and each blank line. A row starts on a line that begins outside
+ * quotes: an even number of quote characters on the lines before it (an
+ * escaped quote is two). Row n's line is the n-th such line; a record's is
+ * the k-th of those that are neither the header, blank nor rejected. The
+ * checks do not depend on line numbers, so the rows of the direct read
+ * (`checked`, numbered k + 1) are renumbered here, not read again.
  */
 export const csvRenumbered = (checked: string, tag: string): string => `
-  WITH good AS (
-    SELECT line_no, row_number() OVER (ORDER BY line_no) + 1 AS k1 FROM (${LINES})
-    WHERE line_no > 1 AND line IS NOT NULL AND trim(line) <> '' AND line_no NOT IN (SELECT line FROM rej_${tag})
+  WITH quoted AS (
+    SELECT line_no, line, sum((length(line) - length(replace(line, '"', ''))) % 2) OVER (ORDER BY line_no ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS before
+    FROM (${LINES})
+  ), starts AS (
+    SELECT line_no, line, row_number() OVER (ORDER BY line_no) AS n FROM quoted WHERE coalesce(before, 0) % 2 = 0
+  ), good AS (
+    SELECT line_no, row_number() OVER (ORDER BY line_no) + 1 AS k1 FROM starts
+    WHERE n > 1 AND line IS NOT NULL AND trim(line) <> '' AND n NOT IN (SELECT line FROM rej_${tag})
   )
   SELECT g.line_no, c.* EXCLUDE (line_no) FROM ${checked} c JOIN good g ON g.k1 = c.line_no
   UNION ALL BY NAME
-  SELECT line AS line_no, 'malformed_row' AS reason, any_value(csv_line) AS raw FROM rej_${tag} GROUP BY line`;
+  SELECT s.line_no, 'malformed_row' AS reason, any_value(r.csv_line) AS raw FROM rej_${tag} r JOIN starts s ON s.n = r.line GROUP BY s.line_no`;
 
 /** Parquet: columns of the contract cast to text; a row's number is its position in the file. */
 function parquetRows(present: readonly string[]): string {
@@ -129,20 +157,21 @@ export function fileStage(format: EventFileFormat, columns: readonly string[], t
 /**
  * A SELECT of line_no, raw, parse_error, wrong_type and the contract fields,
  * read from the file (after `fileStage`, when it gives a statement);
- * `columns`: the file's own (CSV header, Parquet schema).
+ * `columns`: the file's own (CSV header, Parquet schema); `csvShifted`: CSV
+ * records numbered through `csvShifts` (made first).
  */
-export function fileRows(format: EventFileFormat, columns: readonly string[], tag: string): string {
+export function fileRows(format: EventFileFormat, columns: readonly string[], tag: string, csvShifted = false): string {
   switch (format) {
     case 'ndjson':
       return ndjsonRows(`src_${tag} WHERE line IS NOT NULL AND trim(line) <> ''`);
     case 'csv':
-      return csvRows(columns, tag);
+      return csvRows(columns, tag, csvShifted);
     case 'parquet':
       return parquetRows(columns);
   }
 }
 
 /** Temporary tables a read may leave besides the ones the loader names. */
-export const stageLeftovers = (tag: string): string[] => [`src_${tag}`, `rej_${tag}`, `rejscan_${tag}`];
+export const stageLeftovers = (tag: string): string[] => [`src_${tag}`, `rej_${tag}`, `rejscan_${tag}`, `shift_${tag}`];
 
 export const PARQUET_COLUMNS = `SELECT column_name FROM (DESCRIBE SELECT * FROM read_parquet($path))`;

@@ -237,4 +237,58 @@ describe('malformed CSV rows', () => {
       { line_no: 5, reason: 'unknown_ad' },
     ]);
   });
+
+  // Every line the header, a record or a rejected row (numbered from the rejects), or not (numbered from the file's lines).
+  it.each([
+    ['rejected rows only', false, false],
+    ['blank lines too', true, false],
+    ['a quoted field across lines too', false, true],
+  ])('keep every line number with %s', async (name, blanks, multiline) => {
+    const [a] = accts as [Acct];
+    // Ids of their own per case: another case's events would be duplicates here.
+    const p = `${blanks ? 'b' : ''}${multiline ? 'm' : ''}`;
+    const ok = (id: string, ad = a.ads[0]) => `${p}${id},impression,${NOW},${ad},7`;
+    const bad = (id: string) => `${p}${id},impression,too,many,fields,here`;
+    const lines = ['event_id,type,timestamp,ad_id,cost_micros'];
+    const expected: { line_no: number; reason: string }[] = [];
+    const stored: string[] = [];
+    const r = rng(name.length);
+    lines.push(bad('x0'));
+    expected.push({ line_no: 2, reason: 'malformed_row' });
+    for (let i = 1; i < 400; i++) {
+      const x = r();
+      if (x < 0.08) {
+        lines.push(bad(`x${i}`));
+        expected.push({ line_no: lines.length, reason: 'malformed_row' });
+      } else if (x < 0.12) {
+        lines.push(ok(`x${i}`, 'ad_nope'));
+        expected.push({ line_no: lines.length, reason: 'unknown_ad' });
+      } else if (blanks && x < 0.15) {
+        lines.push('');
+      } else if (multiline && x < 0.15) {
+        // A quoted event id with line breaks (a blank line, escaped quotes): one record over several lines, numbered by its first.
+        const first = lines.length + 1;
+        if (x < 0.135) lines.push(`"${p}x${i}`, `y",impression,${NOW},ad_nope,7`);
+        else lines.push(`"${p}x${i} ""quoted""`, '', `y",impression,${NOW},ad_nope,7`);
+        expected.push({ line_no: first, reason: 'unknown_ad' });
+      } else if (multiline && x < 0.17) {
+        const first = lines.length + 1;
+        lines.push(`"${p}x${i}`, `y",impression,too,many,fields,here`);
+        expected.push({ line_no: first, reason: 'malformed_row' });
+      } else {
+        lines.push(ok(`x${i}`));
+        stored.push(`${p}x${i}`);
+      }
+    }
+    lines.push(bad('x400'));
+    expected.push({ line_no: lines.length, reason: 'malformed_row' });
+    const path = join(t.dataDir, `lines-${blanks}-${multiline}.csv`);
+    writeFileSync(path, lines.join('\n') + '\n');
+    const run = `run_lines_${blanks}_${multiline}`;
+    const summary = await load(path, { format: 'csv', runId: run });
+    expect(summary).toMatchObject({ stored: stored.length, quarantined: expected.length });
+    expect(await t.store.all('SELECT line_no, reason FROM event_quarantine WHERE run_id = $run ORDER BY line_no', { run })).toEqual(expected);
+    const ids = await t.store.all('SELECT event_id FROM events WHERE run_id = $run ORDER BY event_id', { run });
+    expect(ids.map((x) => x['event_id'])).toEqual([...stored].sort());
+  });
 });
