@@ -29,7 +29,7 @@ const TOUCH_COLUMNS = 'ad_account_id, user_id, type, ts_us, event_id, ad_id, ad_
 
 /** The scratch tables of one load's attribution (`tag` names them). */
 export const attributionTables = (tag: string) =>
-  [`affected_convs_${tag}`, `new_touches_${tag}`, `click_days_${tag}`, `view_days_${tag}`, `attributed_${tag}`, `converters_${tag}`] as const;
+  [`affected_convs_${tag}`, `new_touches_${tag}`, `click_days_${tag}`, `view_days_${tag}`, `attributed_${tag}`, `converters_${tag}`, `touch_times_${tag}`] as const;
 
 /**
  * Lists the conversions a load's new events (`added`, as the loader's
@@ -41,7 +41,7 @@ export const attributionTables = (tag: string) =>
  * touch aggregate ran out of a 1GB memory limit.
  */
 export async function stageAttribution(q: Queryable, added: string, tag: string): Promise<void> {
-  const [affected, touches, clickDays, viewDays, attributed, converters] = attributionTables(tag);
+  const [affected, touches, clickDays, viewDays, attributed, converters, times] = attributionTables(tag);
   // A touch only matters to conversions of its own user, and conversions are rare: only the new touches of
   // users with a conversion that one of them could reach (a new one, or a stored one from the first new
   // touch to 30 days after the last) are kept. That is a small share of a load's touches, so the scratch
@@ -104,30 +104,38 @@ export async function stageAttribution(q: Queryable, added: string, tag: string)
      -- the planner built it on the touches instead (5 s for 22M impressions).
      FROM ${allEvents} e JOIN ${days} d ON e.ad_account_id = d.ad_account_id AND e.user_id = d.user_id AND e.ts_us // ${DAY_US} = d.day
      WHERE e.type = '${type}' AND e.ts_us BETWEEN ${range[type].lo} AND ${range[type].hi}`;
+  await q.run(
+    `CREATE TEMP TABLE ${times} AS
+     SELECT c.ad_account_id, c.user_id, c.event_id, c.ts_us, c.event_name, c.value, c.currency, k.ts_us AS click_ts, v.ts_us AS view_ts
+     FROM ${affected} c
+     ASOF LEFT JOIN (${touchTimes('click', clickDays)}) k ON k.ad_account_id = c.ad_account_id AND k.user_id = c.user_id AND k.ts_us <= c.ts_us
+     ASOF LEFT JOIN (${touchTimes('impression', viewDays)}) v ON v.ad_account_id = c.ad_account_id AND v.user_id = c.user_id AND v.ts_us <= c.ts_us`,
+  );
   // ...then the touch at that time (the larger event id on a tie) with its own fields: an aggregate over
-  // one conversion's ties only, not over every touch (which ran out of a 1GB memory limit).
+  // one conversion's ties only, not over every touch (which ran out of a 1GB memory limit). The times'
+  // bounds are constants again: as scalar subqueries over a CTE they hid the scan's size, and the planner
+  // built the join on 17M stored impressions instead of the 58k conversions (10.3 s of a 10M-event load).
+  const at = await q.get(`SELECT min(click_ts) AS c0, max(click_ts) AS c1, min(view_ts) AS v0, max(view_ts) AS v1 FROM ${times}`);
   const touchAt = (type: string, col: 'click_ts' | 'view_ts') => {
+    const [lo, hi] = col === 'click_ts' ? [at?.['c0'], at?.['c1']] : [at?.['v0'], at?.['v1']];
+    // No conversion has a touch of this kind: nothing to look up (a NULL bound matches no row either).
+    const bounds = lo === null || lo === undefined ? 'false' : `e.ts_us BETWEEN ${Number(lo)} AND ${Number(hi)}`;
     // Joined to the stored events and to the new ones apart, so each join builds on the few conversions.
     const from = (source: string) =>
       `SELECT l.ad_account_id, l.event_id, e.event_id AS touch_id,
          {ad_id: e.ad_id, ad_group_id: e.ad_group_id, campaign_id: e.campaign_id, country: e.country, device: e.device, platform: e.platform,
           product_feed_id: e.product_feed_id, product_item_id: e.product_item_id} AS t
-       FROM times l JOIN ${source} e ON e.ad_account_id = l.ad_account_id AND e.user_id = l.user_id AND e.ts_us = l.${col}
-       WHERE e.type = '${type}' AND e.ts_us BETWEEN (SELECT min(${col}) FROM times) AND (SELECT max(${col}) FROM times)`;
+       FROM ${times} l JOIN ${source} e ON e.ad_account_id = l.ad_account_id AND e.user_id = l.user_id AND e.ts_us = l.${col}
+       WHERE e.type = '${type}' AND ${bounds}`;
     return `SELECT ad_account_id, event_id, max(touch_id) AS touch_id, arg_max(t, touch_id) AS t
      FROM (${from('events')} UNION ALL ${from(touches)})
      GROUP BY ad_account_id, event_id`;
   };
   await q.run(
     `CREATE TEMP TABLE ${attributed} AS
-     WITH times AS MATERIALIZED (
-       SELECT c.ad_account_id, c.user_id, c.event_id, c.ts_us, c.event_name, c.value, c.currency, k.ts_us AS click_ts, v.ts_us AS view_ts
-       FROM ${affected} c
-       ASOF LEFT JOIN (${touchTimes('click', clickDays)}) k ON k.ad_account_id = c.ad_account_id AND k.user_id = c.user_id AND k.ts_us <= c.ts_us
-       ASOF LEFT JOIN (${touchTimes('impression', viewDays)}) v ON v.ad_account_id = c.ad_account_id AND v.user_id = c.user_id AND v.ts_us <= c.ts_us
-     ), latest AS (
+     WITH latest AS (
        SELECT l.*, k.touch_id AS click_id, k.t AS click, v.touch_id AS view_id, v.t AS view
-       FROM times l
+       FROM ${times} l
        LEFT JOIN (${touchAt('click', 'click_ts')}) k ON k.ad_account_id = l.ad_account_id AND k.event_id = l.event_id
        LEFT JOIN (${touchAt('impression', 'view_ts')}) v ON v.ad_account_id = l.ad_account_id AND v.event_id = l.event_id
      ), chosen AS (
