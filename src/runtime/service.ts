@@ -102,15 +102,27 @@ export async function startService(opts: ServiceOptions): Promise<Service> {
       close() {
         closing ??= (async () => {
           log.info({}, 'shutting down');
+          // Every step has a deadline, so a stop never hangs: a step still running then is logged by name and
+          // left behind (the process exits next; DuckDB's log keeps what committed, and jobs are retried).
+          const step = async (name: string, work: () => Promise<unknown>, ms: number): Promise<boolean> => {
+            let timer: NodeJS.Timeout | undefined;
+            const done = await Promise.race([work().then(() => true), new Promise<boolean>((r) => (timer = setTimeout(() => r(false), ms)))]);
+            clearTimeout(timer);
+            if (done) log.info({ step: name }, 'shutdown step done');
+            else log.warn({ step: name, deadlineMs: ms }, 'shutdown step still running at its deadline; going on without it');
+            return done;
+          };
+          const grace = config.shutdownTimeoutMs + 5_000;
           // Order: stop the CLI door and HTTP, drain jobs, then Redis and the store.
-          await admin.close();
+          await step('admin socket', () => admin.close(), grace);
           // A client that keeps a connection busy past the deadline is cut off.
           const timer = setTimeout(() => app.server.closeAllConnections(), config.shutdownTimeoutMs);
-          await app.close();
+          await step('http', () => app.close(), grace);
           clearTimeout(timer);
-          const result = await jobs.close(config.shutdownTimeoutMs);
-          await redis.stop();
-          await store.close();
+          let result = { drained: false };
+          await step('jobs', async () => (result = await jobs.close(config.shutdownTimeoutMs)), grace);
+          await step('redis', () => redis.stop(), grace);
+          await step('store', () => store.close(), grace);
           log.info({ drained: result.drained }, 'stopped');
           return result;
         })();
