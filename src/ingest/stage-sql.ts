@@ -95,7 +95,7 @@ export const csvShifts = (tag: string) => `CREATE TEMP TABLE shift_${tag} AS
   SELECT line - i AS adj, max(i) AS n FROM (SELECT line, row_number() OVER (ORDER BY line) AS i FROM (SELECT DISTINCT line FROM rej_${tag}))
   GROUP BY ALL`;
 
-/** The rejected rows as checked rows (one per line), for the load to add to a shifted read's. */
+/** The rejected rows as checked rows, one per row the reader numbered (`line_no`: its number, the line itself when every row is one line). */
 export const csvMalformed = (tag: string) => `SELECT line AS line_no, 'malformed_row' AS reason, any_value(csv_line) AS raw FROM rej_${tag} GROUP BY line`;
 
 /**
@@ -122,7 +122,7 @@ export const csvRenumbered = (checked: string, tag: string): string => `
   )
   SELECT g.line_no, c.* EXCLUDE (line_no) FROM ${checked} c JOIN good g ON g.k1 = c.line_no
   UNION ALL BY NAME
-  SELECT s.line_no, 'malformed_row' AS reason, any_value(r.csv_line) AS raw FROM rej_${tag} r JOIN starts s ON s.n = r.line GROUP BY s.line_no`;
+  SELECT s.line_no, m.reason, m.raw FROM (${csvMalformed(tag)}) m JOIN starts s ON s.n = m.line_no`;
 
 /** Parquet: columns of the contract cast to text; a row's number is its position in the file. */
 function parquetRows(present: readonly string[]): string {
