@@ -104,13 +104,12 @@ export async function startService(opts: ServiceOptions): Promise<Service> {
           log.info({}, 'shutting down');
           // Every step has a deadline, so a stop never hangs: a step still running then is logged by name and
           // left behind (the process exits next; DuckDB's log keeps what committed, and jobs are retried).
-          const step = async (name: string, work: () => Promise<unknown>, ms: number): Promise<boolean> => {
+          const step = async (name: string, work: () => Promise<unknown>, ms: number): Promise<void> => {
             let timer: NodeJS.Timeout | undefined;
             const done = await Promise.race([work().then(() => true), new Promise<boolean>((r) => (timer = setTimeout(() => r(false), ms)))]);
             clearTimeout(timer);
             if (done) log.info({ step: name }, 'shutdown step done');
             else log.warn({ step: name, deadlineMs: ms }, 'shutdown step still running at its deadline; going on without it');
-            return done;
           };
           const grace = config.shutdownTimeoutMs + 5_000;
           // Order: stop the CLI door and HTTP, drain jobs, then Redis and the store.
