@@ -58,9 +58,10 @@ export async function stageAttribution(q: Queryable, added: string, tag: string)
   // attribution below reads them several times), under the events table's column names.
   await q.run(
     `CREATE TEMP TABLE ${touches} AS
-     SELECT t.account AS ad_account_id, t.user_id, t.type, t.ts_us, t.event_id, t.ad_id, t.ad_group AS ad_group_id, t.campaign AS campaign_id,
-       t.country, t.device, t.platform, t.product_feed_id, t.product_item_id
+     SELECT t.account AS ad_account_id, t.user_id, t.type::VARCHAR AS type, t.ts_us, t.event_id, t.ad_id, ad.ad_group_id, ad.campaign_id,
+       t.country::VARCHAR AS country, t.device::VARCHAR AS device, t.platform::VARCHAR AS platform, t.product_feed_id, t.product_item_id
      FROM ${added} t SEMI JOIN ${converters} u ON u.ad_account_id = t.account AND u.user_id = t.user_id
+       JOIN ads ad ON ad.id = t.ad_id
      WHERE t.type IN ('impression', 'click')`,
   );
   // The conversions to recompute (with what their rows need): this load's own, and stored ones that a
