@@ -1,4 +1,5 @@
 import type { Queryable } from '../store/store.js';
+import { typeSql } from './event-contract.js';
 
 /**
  * Last-touch, click-first attribution (EVENTS.md), kept current per load:
@@ -24,6 +25,7 @@ const DAY_US = 86_400_000_000;
 /** The longest click window and the view window, in days (EVENTS.md). */
 const CLICK_DAYS = 30;
 const VIEW_DAYS = 1;
+const CONVERSION = typeSql('conversion');
 /** A touch's columns, in the events table and in a load's scratch table of new touches alike. */
 const TOUCH_COLUMNS = 'ad_account_id, user_id, type, ts_us, event_id, ad_id, ad_group_id, campaign_id, country, device, platform, product_feed_id, product_item_id';
 
@@ -46,36 +48,36 @@ export async function stageAttribution(q: Queryable, added: string, tag: string)
   // users with a conversion that one of them could reach (a new one, or a stored one from the first new
   // touch to 30 days after the last) are kept. That is a small share of a load's touches, so the scratch
   // table below stays small instead of copying every impression (4.3 of 62 s for 2M events, bench ingest).
-  const span = await q.get(`SELECT min(ts_us) AS lo, max(ts_us) AS hi FROM ${added} WHERE type IN ('impression', 'click') AND user_id IS NOT NULL`);
+  const span = await q.get(`SELECT min(ts_us) AS lo, max(ts_us) AS hi FROM ${added} WHERE type <> ${CONVERSION} AND user_id IS NOT NULL`);
   await q.run(
     `CREATE TEMP TABLE ${converters} AS
-     SELECT account AS ad_account_id, user_id FROM ${added} WHERE type = 'conversion'
+     SELECT account AS ad_account_id, user_id FROM ${added} WHERE type = ${CONVERSION}
      UNION
-     SELECT ad_account_id, user_id FROM events WHERE type = 'conversion' AND ts_us BETWEEN $lo AND $hi`,
+     SELECT ad_account_id, user_id FROM events WHERE type = ${CONVERSION} AND ts_us BETWEEN $lo AND $hi`,
     { lo: Number(span?.['lo'] ?? 0), hi: Number(span?.['hi'] ?? 0) + CLICK_DAYS * DAY_US },
   );
   // The new touches that could be attributed to some conversion, read from the load's rows once (the
   // attribution below reads them several times), under the events table's column names.
   await q.run(
     `CREATE TEMP TABLE ${touches} AS
-     SELECT t.account AS ad_account_id, t.user_id, t.type::VARCHAR AS type, t.ts_us, t.event_id, t.ad_id, ad.ad_group_id, ad.campaign_id,
-       t.country::VARCHAR AS country, t.device::VARCHAR AS device, t.platform::VARCHAR AS platform, t.product_feed_id, t.product_item_id
+     SELECT t.account AS ad_account_id, t.user_id, t.type, t.ts_us, t.event_id, t.ad_id, ad.ad_group_id, ad.campaign_id,
+       t.country, t.device, t.platform, t.product_feed_id, t.product_item_id
      FROM ${added} t SEMI JOIN ${converters} u ON u.ad_account_id = t.account AND u.user_id = t.user_id
        JOIN ads ad ON ad.id = t.ad_id
-     WHERE t.type IN ('impression', 'click')`,
+     WHERE t.type <> ${CONVERSION}`,
   );
   // The conversions to recompute (with what their rows need): this load's own, and stored ones that a
   // new touch of the same user is within reach of. The latest new touch at or before a conversion is the
   // nearest, so checking it alone (an ASOF join per kind) tells whether any is.
   await q.run(
     `CREATE TEMP TABLE ${affected} AS
-     SELECT account AS ad_account_id, user_id, event_id, ts_us, event_name, amount AS value, currency FROM ${added} WHERE type = 'conversion'
+     SELECT account AS ad_account_id, user_id, event_id, ts_us, event_name, amount AS value, currency FROM ${added} WHERE type = ${CONVERSION}
      UNION
      SELECT c.ad_account_id, c.user_id, c.event_id, c.ts_us, c.event_name, c.value, c.currency
      FROM events c
-     ASOF LEFT JOIN (SELECT ad_account_id, user_id, ts_us FROM ${touches} WHERE type = 'click') k ON k.ad_account_id = c.ad_account_id AND k.user_id = c.user_id AND k.ts_us <= c.ts_us
-     ASOF LEFT JOIN (SELECT ad_account_id, user_id, ts_us FROM ${touches} WHERE type = 'impression') v ON v.ad_account_id = c.ad_account_id AND v.user_id = c.user_id AND v.ts_us <= c.ts_us
-     WHERE c.type = 'conversion'
+     ASOF LEFT JOIN (SELECT ad_account_id, user_id, ts_us FROM ${touches} WHERE type = ${typeSql('click')}) k ON k.ad_account_id = c.ad_account_id AND k.user_id = c.user_id AND k.ts_us <= c.ts_us
+     ASOF LEFT JOIN (SELECT ad_account_id, user_id, ts_us FROM ${touches} WHERE type = ${typeSql('impression')}) v ON v.ad_account_id = c.ad_account_id AND v.user_id = c.user_id AND v.ts_us <= c.ts_us
+     WHERE c.type = ${CONVERSION}
        AND c.ts_us BETWEEN (SELECT min(ts_us) FROM ${touches}) AND (SELECT max(ts_us) + ${CLICK_DAYS * DAY_US} FROM ${touches})
        AND (c.ts_us - k.ts_us <= ${CLICK_DAYS * DAY_US} OR c.ts_us - v.ts_us <= ${VIEW_DAYS * DAY_US})`,
   );
@@ -104,7 +106,7 @@ export async function stageAttribution(q: Queryable, added: string, tag: string)
      -- An inner join (the days are distinct), so the hash table is built on the days: as a semi join over the union
      -- the planner built it on the touches instead (5 s for 22M impressions).
      FROM ${allEvents} e JOIN ${days} d ON e.ad_account_id = d.ad_account_id AND e.user_id = d.user_id AND e.ts_us // ${DAY_US} = d.day
-     WHERE e.type = '${type}' AND e.ts_us BETWEEN ${range[type].lo} AND ${range[type].hi}`;
+     WHERE e.type = ${typeSql(type)} AND e.ts_us BETWEEN ${range[type].lo} AND ${range[type].hi}`;
   await q.run(
     `CREATE TEMP TABLE ${times} AS
      SELECT c.ad_account_id, c.user_id, c.event_id, c.ts_us, c.event_name, c.value, c.currency, k.ts_us AS click_ts, v.ts_us AS view_ts
@@ -117,7 +119,7 @@ export async function stageAttribution(q: Queryable, added: string, tag: string)
   // bounds are constants again: as scalar subqueries over a CTE they hid the scan's size, and the planner
   // built the join on 17M stored impressions instead of the 58k conversions (10.3 s of a 10M-event load).
   const at = await q.get(`SELECT min(click_ts) AS c0, max(click_ts) AS c1, min(view_ts) AS v0, max(view_ts) AS v1 FROM ${times}`);
-  const touchAt = (type: string, col: 'click_ts' | 'view_ts') => {
+  const touchAt = (type: 'click' | 'impression', col: 'click_ts' | 'view_ts') => {
     const [lo, hi] = col === 'click_ts' ? [at?.['c0'], at?.['c1']] : [at?.['v0'], at?.['v1']];
     // No conversion has a touch of this kind: nothing to look up (a NULL bound matches no row either).
     const bounds = lo === null || lo === undefined ? 'false' : `e.ts_us BETWEEN ${Number(lo)} AND ${Number(hi)}`;
@@ -127,7 +129,7 @@ export async function stageAttribution(q: Queryable, added: string, tag: string)
          {ad_id: e.ad_id, ad_group_id: e.ad_group_id, campaign_id: e.campaign_id, country: e.country, device: e.device, platform: e.platform,
           product_feed_id: e.product_feed_id, product_item_id: e.product_item_id} AS t
        FROM ${times} l JOIN ${source} e ON e.ad_account_id = l.ad_account_id AND e.user_id = l.user_id AND e.ts_us = l.${col}
-       WHERE e.type = '${type}' AND ${bounds}`;
+       WHERE e.type = ${typeSql(type)} AND ${bounds}`;
     return `SELECT ad_account_id, event_id, max(touch_id) AS touch_id, arg_max(t, touch_id) AS t
      FROM (${from('events')} UNION ALL ${from(touches)})
      GROUP BY ad_account_id, event_id`;

@@ -6,6 +6,14 @@
 export const EVENT_TYPES = ['impression', 'click', 'conversion'] as const;
 export const DEVICES = ['mobile', 'desktop', 'tablet', 'other'] as const;
 export const PLATFORMS = ['android_app', 'android_web', 'desktop_web', 'ios_app', 'ios_web', 'web'] as const;
+export type EventType = (typeof EVENT_TYPES)[number];
+
+/**
+ * An event type as a value of the store's ENUM (0013_event_enums.sql), for
+ * comparing with a `type` column: against bare text, DuckDB casts every
+ * row's value to text before comparing.
+ */
+export const typeSql = (type: EventType): string => `'${type}'::event_type`;
 
 export const EVENT_FIELDS = [
   'event_id',

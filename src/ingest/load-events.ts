@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { Clock } from '../clock.js';
 import { randomToken } from '../ids.js';
 import type { Queryable, Store, WriterSession } from '../store/store.js';
-import { DEVICES, EVENT_FIELDS, INGEST_CHUNK_LINES, EVENT_TYPES, MAX_FUTURE_US, MIN_EVENT_TIME_US, PLATFORMS, QUARANTINE_REASONS, type EventFileFormat, type QuarantineReason } from './event-contract.js';
+import { DEVICES, EVENT_FIELDS, INGEST_CHUNK_LINES, EVENT_TYPES, MAX_FUTURE_US, MIN_EVENT_TIME_US, PLATFORMS, QUARANTINE_REASONS, typeSql, type EventFileFormat, type QuarantineReason } from './event-contract.js';
 import { attributionTables, refreshAttribution, stageAttribution } from './attribution.js';
 import { calendarTables, insertCalendarRollups, stageCalendarRollups } from './calendar-rollups.js';
 import { withEntityIds } from './rollup-rows.js';
@@ -97,16 +97,14 @@ async function fileColumns(db: Queryable, req: LoadRequest): Promise<string[]> {
   return header.split(',').map((c) => c.trim().replace(/^"(.*)"$/, '$1').replace(/^\uFEFF/, ''));
 }
 
-/** Every code a country may have (two capital letters: EVENTS.md). */
-const COUNTRY_CODES = Array.from({ length: 26 * 26 }, (_, i) => String.fromCharCode(65 + Math.floor(i / 26), 65 + (i % 26)));
-
 /**
- * A checked row's field of few values, as an ENUM of them (a byte or two
- * instead of a string: the checked rows of a 10M-event file are 2.3 GB and
- * spill past a 1GB memory limit, so every byte a row saves is read back
- * less often). NULL for a quarantined row, whose value may be none of them.
+ * A checked row's field of few values, as the store's ENUM of them
+ * (0013_event_enums.sql): a byte instead of a string. The checked rows of a
+ * 10M-event file spilled 1.4 GB past a 1GB memory limit as text, 0.7 GB so,
+ * and every later scan of them reads less back. NULL for a quarantined row,
+ * whose value may be none of them.
  */
-const asEnum = (field: string, values: readonly string[]) => `(CASE WHEN reason IS NULL THEN ${field} END)::ENUM(${list(values)}) AS ${field}`;
+const asEnum = (field: string, type: string) => `(CASE WHEN reason IS NULL THEN ${field} END)::${type} AS ${field}`;
 
 /**
  * Typed fields, the owning account (from the ad for impressions and clicks),
@@ -127,8 +125,8 @@ const checkedSql = (rows: string) => `
   )
   -- Only a quarantined row keeps its text (the line, or its fields as JSON); only a valid one its typed fields.
   SELECT line_no, reason, CASE WHEN reason IS NOT NULL THEN coalesce(raw, to_json({${EVENT_FIELDS.map((f) => `'${f}': "${f}"`).join(', ')}})::VARCHAR) END AS raw,
-    account, event_id, ${asEnum('type', EVENT_TYPES)}, ts_us, ad_id, user_id,
-    ${asEnum('country', COUNTRY_CODES)}, ${asEnum('device', DEVICES)}, ${asEnum('platform', PLATFORMS)},
+    account, event_id, ${asEnum('type', 'event_type')}, ts_us, ad_id, user_id,
+    ${asEnum('country', 'country_code')}, ${asEnum('device', 'event_device')}, ${asEnum('platform', 'event_platform')},
     product_feed_id, product_item_id, cost, event_name, amount, currency
   FROM judged`;
 
@@ -369,9 +367,9 @@ async function stageRollups(q: Queryable, added: string, rolled: string, touched
   const narrow = `${rolled}_narrow`;
   await q.run(
     `CREATE TEMP TABLE ${narrow} AS
-     SELECT ad_id, ts_us // ${BUCKET_US} AS bucket, (type = 'impression')::INTEGER AS imp, (type = 'click')::INTEGER AS clk, cost,
+     SELECT ad_id, ts_us // ${BUCKET_US} AS bucket, (type = ${typeSql('impression')})::INTEGER AS imp, (type = ${typeSql('click')})::INTEGER AS clk, cost,
        country, device, platform, product_feed_id, product_item_id
-     FROM ${added} WHERE type IN ('impression', 'click')`,
+     FROM ${added} WHERE type <> ${typeSql('conversion')}`,
   );
   try {
     const sums = 'sum(imp)::BIGINT AS impressions, sum(clk)::BIGINT AS clicks, sum(cost)::BIGINT AS spend_micros';

@@ -2,6 +2,7 @@ import { copyFileSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
+import { DEVICES, EVENT_TYPES, PLATFORMS } from '../../src/ingest/event-contract.js';
 import { migrate, MigrationError, migrationsDir, readMigrations } from '../../src/store/migrations.js';
 import { projectRoot } from '../../src/store/project-root.js';
 import { sql } from '../../src/store/sql-loader.js';
@@ -35,6 +36,36 @@ describe('migrations', () => {
     expect(ledger).toEqual(all.map((m) => ({ version: m.version, name: m.name, checksum: m.checksum, applied_at_ms: clock.nowMs() })));
     const tables = (await store.all("SELECT table_name FROM information_schema.tables WHERE table_schema = 'main'")).map((r) => r['table_name']);
     expect(tables).toEqual(expect.arrayContaining(['ad_accounts', 'api_keys', 'files', 'schema_migrations']));
+  });
+
+  it('give stored events ENUMs of exactly the contract values, and keep the values of events stored as text before', async () => {
+    const { store } = await emptyStore();
+    const all = readMigrations();
+    const enumsAt = all.findIndex((m) => m.name === 'event_enums');
+    expect(enumsAt).toBeGreaterThan(0);
+    await migrate(store, clock, all.slice(0, enumsAt));
+    const rows = [
+      ['e1', 'impression', 'US', 'mobile', 'ios_app'],
+      ['e2', 'click', 'ZZ', 'other', 'web'],
+      ['e3', 'conversion', null, null, null],
+    ] as const;
+    for (const [id, type, country, device, platform] of rows) {
+      await store.run(
+        `INSERT INTO events (ad_account_id, event_id, type, ts_us, country, device, platform, cost_micros, run_id, ingested_at_us)
+         VALUES ('adacct_1', $id, $type, 1, $country, $device, $platform, 0, 'irun_1', 1)`,
+        { id, type, country, device, platform },
+      );
+    }
+    await migrate(store, clock, all);
+    const values = async (type: string) => (await store.all(`SELECT unnest(enum_range(NULL::${type})) AS v`)).map((r) => r['v']);
+    expect(await values('event_type')).toEqual([...EVENT_TYPES]);
+    expect(await values('event_device')).toEqual([...DEVICES]);
+    expect(await values('event_platform')).toEqual([...PLATFORMS]);
+    const letters = [...'ABCDEFGHIJKLMNOPQRSTUVWXYZ'];
+    expect(await values('country_code')).toEqual(letters.flatMap((a) => letters.map((b) => a + b)));
+    const stored = await store.all('SELECT event_id, type, country, device, platform FROM events ORDER BY event_id');
+    expect(stored.map((r) => [r['event_id'], r['type'], r['country'], r['device'], r['platform']])).toEqual(rows.map((r) => [...r]));
+    expect(await store.get("SELECT count(*) AS n FROM events WHERE type = 'click'::event_type")).toEqual({ n: 1 });
   });
 
   it('apply nothing the second time', async () => {
