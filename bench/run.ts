@@ -348,8 +348,8 @@ async function querySuite(given: Args): Promise<Record<string, string>[]> {
         name: 'account daily 30d',
         scope: { level: 'ad_account', id: null },
         query: { time_ranges: [JSON.stringify(r)], fields: ['impressions', 'clicks', 'spend'] },
-        raw: `SELECT ${localDay(tz)} d, count(*) FILTER (WHERE type = 'impression'), count(*) FILTER (WHERE type = 'click'), sum(cost_micros)
-              FROM events WHERE ad_account_id = '${account}' AND type <> 'conversion' AND ts_us >= ${a} AND ts_us < ${b} GROUP BY 1 ORDER BY 1 LIMIT 20`,
+        raw: `SELECT ${localDay(tz)} d, count(*) FILTER (WHERE type = 'impression'::event_type), count(*) FILTER (WHERE type = 'click'::event_type), sum(cost_micros)
+              FROM events WHERE ad_account_id = '${account}' AND type <> 'conversion'::event_type AND ts_us >= ${a} AND ts_us < ${b} GROUP BY 1 ORDER BY 1 LIMIT 20`,
       });
     }
     {
@@ -359,8 +359,8 @@ async function querySuite(given: Args): Promise<Record<string, string>[]> {
         name: 'campaign daily 90d by spend',
         scope: { level: 'ad_account', id: null },
         query: { aggregation_level: 'campaign', time_ranges: [JSON.stringify(r)], fields: ['campaign.id', 'spend', 'impressions'], sort: [JSON.stringify({ field: 'spend', direction: 'desc' })] },
-        raw: `SELECT ${localDay(tz)} d, campaign_id, sum(cost_micros) s, count(*) FILTER (WHERE type = 'impression')
-              FROM events WHERE ad_account_id = '${account}' AND type <> 'conversion' AND ts_us >= ${a} AND ts_us < ${b} GROUP BY 1, 2 ORDER BY s DESC LIMIT 20`,
+        raw: `SELECT ${localDay(tz)} d, campaign_id, sum(cost_micros) s, count(*) FILTER (WHERE type = 'impression'::event_type)
+              FROM events WHERE ad_account_id = '${account}' AND type <> 'conversion'::event_type AND ts_us >= ${a} AND ts_us < ${b} GROUP BY 1, 2 ORDER BY s DESC LIMIT 20`,
       });
     }
     {
@@ -380,8 +380,8 @@ async function querySuite(given: Args): Promise<Record<string, string>[]> {
           limit: '100',
         },
         pages: 3,
-        raw: `SELECT ad_id, country, count(*) FILTER (WHERE type = 'click') c, count(*) FILTER (WHERE type = 'impression')
-              FROM events WHERE ad_account_id = '${account}' AND type <> 'conversion' AND ts_us >= ${a} AND ts_us < ${b}
+        raw: `SELECT ad_id, country, count(*) FILTER (WHERE type = 'click'::event_type) c, count(*) FILTER (WHERE type = 'impression'::event_type)
+              FROM events WHERE ad_account_id = '${account}' AND type <> 'conversion'::event_type AND ts_us >= ${a} AND ts_us < ${b}
                 AND campaign_id IN (${q3campaigns.map((c) => `'${c}'`).join(', ')}) GROUP BY 1, 2 ORDER BY c DESC LIMIT 300`,
       });
     }
@@ -392,8 +392,8 @@ async function querySuite(given: Args): Promise<Record<string, string>[]> {
         name: 'ad group hourly 7d Asia/Kolkata',
         scope: { level: 'ad_group', id: group },
         query: { time_granularity: 'hourly', time_ranges: [JSON.stringify(r)], fields: ['impressions', 'clicks'], limit: '200' },
-        raw: `SELECT strftime(timezone('Asia/Kolkata', make_timestamptz(ts_us)), '%Y-%m-%dT%H') h, count(*) FILTER (WHERE type = 'impression'), count(*) FILTER (WHERE type = 'click')
-              FROM events WHERE ad_account_id = '${account}' AND ad_group_id = '${group}' AND type <> 'conversion' AND ts_us >= ${a} AND ts_us < ${b} GROUP BY 1 ORDER BY 1`,
+        raw: `SELECT strftime(timezone('Asia/Kolkata', make_timestamptz(ts_us)), '%Y-%m-%dT%H') h, count(*) FILTER (WHERE type = 'impression'::event_type), count(*) FILTER (WHERE type = 'click'::event_type)
+              FROM events WHERE ad_account_id = '${account}' AND ad_group_id = '${group}' AND type <> 'conversion'::event_type AND ts_us >= ${a} AND ts_us < ${b} GROUP BY 1 ORDER BY 1`,
       });
     }
     {
@@ -404,8 +404,8 @@ async function querySuite(given: Args): Promise<Record<string, string>[]> {
         scope: { level: 'ad_account', id: null },
         query: { aggregation_level: 'ad', time_ranges: [JSON.stringify(r)], fields: ['ad.id', 'conversions', 'clicks'], attribution_window_days: '7', view_through_attribution_window_days: '0' },
         // Last click within 7 days before each conversion of the user, straight from the events.
-        raw: `WITH conv AS (SELECT * FROM events WHERE ad_account_id = '${account}' AND type = 'conversion'),
-              clk AS (SELECT * FROM events WHERE ad_account_id = '${account}' AND type = 'click'),
+        raw: `WITH conv AS (SELECT * FROM events WHERE ad_account_id = '${account}' AND type = 'conversion'::event_type),
+              clk AS (SELECT * FROM events WHERE ad_account_id = '${account}' AND type = 'click'::event_type),
               att AS (SELECT cv.event_id, arg_max(k.ad_id, k.ts_us) ad_id, max(k.ts_us) ts FROM conv cv JOIN clk k ON k.user_id = cv.user_id AND k.ts_us <= cv.ts_us AND k.ts_us >= cv.ts_us - 7 * 86400000000 GROUP BY 1)
               SELECT ${localDay(tz).replace('ts_us', 'ts')} d, ad_id, count(*) FROM att WHERE ts >= ${a} AND ts < ${b} GROUP BY 1, 2 ORDER BY 1, 2 LIMIT 20`,
       });
