@@ -359,8 +359,10 @@ async function querySuite(given: Args): Promise<Record<string, string>[]> {
         name: 'campaign daily 90d by spend',
         scope: { level: 'ad_account', id: null },
         query: { aggregation_level: 'campaign', time_ranges: [JSON.stringify(r)], fields: ['campaign.id', 'spend', 'impressions'], sort: [JSON.stringify({ field: 'spend', direction: 'desc' })] },
-        raw: `SELECT ${localDay(tz)} d, campaign_id, sum(cost_micros) s, count(*) FILTER (WHERE type = 'impression'::event_type)
-              FROM events WHERE ad_account_id = '${account}' AND type <> 'conversion'::event_type AND ts_us >= ${a} AND ts_us < ${b} GROUP BY 1, 2 ORDER BY s DESC LIMIT 20`,
+        // Events keep the ad only; its campaign and ad group come from the ads table (0013_event_columns.sql).
+        raw: `SELECT ${localDay(tz)} d, ad.campaign_id, sum(cost_micros) s, count(*) FILTER (WHERE type = 'impression'::event_type)
+              FROM events JOIN ads ad ON ad.id = events.ad_id
+              WHERE events.ad_account_id = '${account}' AND type <> 'conversion'::event_type AND ts_us >= ${a} AND ts_us < ${b} GROUP BY 1, 2 ORDER BY s DESC LIMIT 20`,
       });
     }
     {
@@ -382,7 +384,7 @@ async function querySuite(given: Args): Promise<Record<string, string>[]> {
         pages: 3,
         raw: `SELECT ad_id, country, count(*) FILTER (WHERE type = 'click'::event_type) c, count(*) FILTER (WHERE type = 'impression'::event_type)
               FROM events WHERE ad_account_id = '${account}' AND type <> 'conversion'::event_type AND ts_us >= ${a} AND ts_us < ${b}
-                AND campaign_id IN (${q3campaigns.map((c) => `'${c}'`).join(', ')}) GROUP BY 1, 2 ORDER BY c DESC LIMIT 300`,
+                AND ad_id IN (SELECT id FROM ads WHERE campaign_id IN (${q3campaigns.map((c) => `'${c}'`).join(', ')})) GROUP BY 1, 2 ORDER BY c DESC LIMIT 300`,
       });
     }
     {
@@ -393,7 +395,7 @@ async function querySuite(given: Args): Promise<Record<string, string>[]> {
         scope: { level: 'ad_group', id: group },
         query: { time_granularity: 'hourly', time_ranges: [JSON.stringify(r)], fields: ['impressions', 'clicks'], limit: '200' },
         raw: `SELECT strftime(timezone('Asia/Kolkata', make_timestamptz(ts_us)), '%Y-%m-%dT%H') h, count(*) FILTER (WHERE type = 'impression'::event_type), count(*) FILTER (WHERE type = 'click'::event_type)
-              FROM events WHERE ad_account_id = '${account}' AND ad_group_id = '${group}' AND type <> 'conversion'::event_type AND ts_us >= ${a} AND ts_us < ${b} GROUP BY 1 ORDER BY 1`,
+              FROM events WHERE ad_account_id = '${account}' AND ad_id IN (SELECT id FROM ads WHERE ad_group_id = '${group}') AND type <> 'conversion'::event_type AND ts_us >= ${a} AND ts_us < ${b} GROUP BY 1 ORDER BY 1`,
       });
     }
     {

@@ -27,7 +27,7 @@ const CLICK_DAYS = 30;
 const VIEW_DAYS = 1;
 const CONVERSION = typeSql('conversion');
 /** A touch's columns, in the events table and in a load's scratch table of new touches alike. */
-const TOUCH_COLUMNS = 'ad_account_id, user_id, type, ts_us, event_id, ad_id, ad_group_id, campaign_id, country, device, platform, product_feed_id, product_item_id';
+const TOUCH_COLUMNS = 'ad_account_id, user_id, type, ts_us, event_id, ad_id, country, device, platform, product_feed_id, product_item_id';
 
 /** The scratch tables of one load's attribution (`tag` names them). */
 export const attributionTables = (tag: string) =>
@@ -60,10 +60,8 @@ export async function stageAttribution(q: Queryable, added: string, tag: string)
   // attribution below reads them several times), under the events table's column names.
   await q.run(
     `CREATE TEMP TABLE ${touches} AS
-     SELECT t.account AS ad_account_id, t.user_id, t.type, t.ts_us, t.event_id, t.ad_id, ad.ad_group_id, ad.campaign_id,
-       t.country, t.device, t.platform, t.product_feed_id, t.product_item_id
+     SELECT t.account AS ad_account_id, t.user_id, t.type, t.ts_us, t.event_id, t.ad_id, t.country, t.device, t.platform, t.product_feed_id, t.product_item_id
      FROM ${added} t SEMI JOIN ${converters} u ON u.ad_account_id = t.account AND u.user_id = t.user_id
-       JOIN ads ad ON ad.id = t.ad_id
      WHERE t.type <> ${CONVERSION}`,
   );
   // The conversions to recompute (with what their rows need): this load's own, and stored ones that a
@@ -126,8 +124,7 @@ export async function stageAttribution(q: Queryable, added: string, tag: string)
     // Joined to the stored events and to the new ones apart, so each join builds on the few conversions.
     const from = (source: string) =>
       `SELECT l.ad_account_id, l.event_id, e.event_id AS touch_id,
-         {ad_id: e.ad_id, ad_group_id: e.ad_group_id, campaign_id: e.campaign_id, country: e.country, device: e.device, platform: e.platform,
-          product_feed_id: e.product_feed_id, product_item_id: e.product_item_id} AS t
+         {ad_id: e.ad_id, country: e.country, device: e.device, platform: e.platform, product_feed_id: e.product_feed_id, product_item_id: e.product_item_id} AS t
        FROM ${times} l JOIN ${source} e ON e.ad_account_id = l.ad_account_id AND e.user_id = l.user_id AND e.ts_us = l.${col}
        WHERE e.type = ${typeSql(type)} AND ${bounds}`;
     return `SELECT ad_account_id, event_id, max(touch_id) AS touch_id, arg_max(t, touch_id) AS t
@@ -153,9 +150,10 @@ export async function stageAttribution(q: Queryable, added: string, tag: string)
        FROM chosen ch WHERE ch.kind IS NOT NULL
      )
      SELECT p.ad_account_id, p.user_id, p.event_id, p.click_window, p.view_window, p.kind, p.touch_id,
-       p.touch.ad_id, p.touch.ad_group_id, p.touch.campaign_id, p.touch.country, p.touch.device, p.touch.platform,
+       p.touch.ad_id, ad.ad_group_id, ad.campaign_id, p.touch.country, p.touch.device, p.touch.platform,
        p.touch.product_feed_id, p.touch.product_item_id, p.touch_ts, p.ts_us, p.event_name, p.value, p.currency
-     FROM picked p`,
+     -- The touch's ad group and campaign follow from its ad (an ad never changes either), so events do not store them.
+     FROM picked p JOIN ads ad ON ad.id = p.touch.ad_id`,
   );
 }
 

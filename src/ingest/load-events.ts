@@ -289,9 +289,9 @@ async function loadChunk(
       c.mark('quarantine');
       await tx.run(
         `INSERT INTO events
-         SELECT a.account, a.event_id, a.type, a.ts_us, a.ad_id, ad.ad_group_id, ad.campaign_id, a.user_id, a.country, a.device, a.platform,
-           a.product_feed_id, a.product_item_id, a.cost, a.event_name, a.amount, a.currency, $run, $now_us
-         FROM ${added} a LEFT JOIN ads ad ON ad.id = a.ad_id`,
+         SELECT account, event_id, type, ts_us, ad_id, user_id, country, device, platform,
+           product_feed_id, product_item_id, cost, event_name, amount, currency, $run, $now_us
+         FROM ${added}`,
         { run: c.req.runId, now_us: c.nowUs },
       );
       c.mark('insert');

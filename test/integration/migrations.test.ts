@@ -41,7 +41,7 @@ describe('migrations', () => {
   it('give stored events ENUMs of exactly the contract values, and keep the values of events stored as text before', async () => {
     const { store } = await emptyStore();
     const all = readMigrations();
-    const enumsAt = all.findIndex((m) => m.name === 'event_enums');
+    const enumsAt = all.findIndex((m) => m.name === 'event_columns');
     expect(enumsAt).toBeGreaterThan(0);
     await migrate(store, clock, all.slice(0, enumsAt));
     const rows = [
