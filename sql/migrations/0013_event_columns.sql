@@ -19,3 +19,13 @@ ALTER TABLE events ALTER COLUMN platform SET DATA TYPE event_platform;
 -- another: readers join the ads table for them.
 ALTER TABLE events DROP COLUMN ad_group_id;
 ALTER TABLE events DROP COLUMN campaign_id;
+-- Dedup matches a load's keys with stored ones by a 64-bit hash of (account,
+-- event id), kept with each event rather than computed from the key strings
+-- of every stored event at every load. DuckDB's hash() may change between
+-- versions, so event_key_hash keeps the hash of a fixed key as it was when
+-- the column was filled; a load that finds it different fills the column
+-- again first (src/ingest/load-events.ts, currentKeyHashes).
+ALTER TABLE events ADD COLUMN key_hash UBIGINT;
+UPDATE events SET key_hash = hash(ad_account_id, event_id);
+CREATE TABLE event_key_hash (probe UBIGINT NOT NULL);
+INSERT INTO event_key_hash VALUES (hash('adsvc', 'key hash probe'));

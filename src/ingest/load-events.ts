@@ -211,6 +211,27 @@ export async function loadEventFile(
   });
 }
 
+/** An event's key hash (events.key_hash), from its account column and its event id. */
+const keyHash = (account: string) => `hash(${account}, event_id)`;
+/** The hash of a fixed key: event_key_hash keeps it as it was when events.key_hash was filled (0013_event_columns.sql). */
+const KEY_HASH_PROBE = `hash('adsvc', 'key hash probe')`;
+
+/**
+ * Stored key hashes are made by DuckDB's hash(), which a DuckDB upgrade may
+ * change: if the fixed key no longer hashes as it did, every stored event's
+ * hash is made again before dedup relies on them (the rare case of a store
+ * opened by a new version; a few seconds for 50M events).
+ */
+async function currentKeyHashes(session: WriterSession): Promise<void> {
+  const same = (await session.get(`SELECT bool_and(probe = ${KEY_HASH_PROBE}) AS same FROM event_key_hash`))?.['same'] === true;
+  if (same) return;
+  await session.transaction(async (tx) => {
+    await tx.run(`UPDATE events SET key_hash = ${keyHash('ad_account_id')}`);
+    await tx.run('DELETE FROM event_key_hash');
+    await tx.run(`INSERT INTO event_key_hash VALUES (${KEY_HASH_PROBE})`);
+  });
+}
+
 /** The scratch tables of one load's dedup (`tag` names them). */
 const dedupTables = (tag: string) => [`keys_${tag}`, `hits_${tag}`, `rep_${tag}`] as const;
 
@@ -219,9 +240,10 @@ const dedupTables = (tag: string) => [`keys_${tag}`, `hits_${tag}`, `rep_${tag}`
  * occurrence in the file of an (account, event id), or one stored before.
  * The load lists those (usually few) so picking its new rows is an anti
  * join against a small table. Keys are matched on a 64-bit hash first (an
- * integer join), and only rows whose hash repeats in the file or matches a
- * stored event's are compared on the key strings. Each step is a table of
- * its own, so the planner knows each join's small side: as one statement,
+ * integer join; stored events keep theirs in key_hash), and only rows whose
+ * hash repeats in the file or matches a stored event's are compared on the
+ * key strings. Each step is a table of its own, so the planner knows each
+ * join's small side: as one statement,
  * the check against the (usually no) stored matches built its hash table on
  * every row of the file, key strings and all (2.7 of 9.3 s for 10M events
  * into a store of 50M).
@@ -232,14 +254,12 @@ const dedupTables = (tag: string) => [`keys_${tag}`, `hits_${tag}`, `rep_${tag}`
  * as stored before, but they all lie in the lines it covered, which are not
  * loaded again.
  */
-async function dedupSkipped(q: Queryable, checked: string, skipped: string, tag: string): Promise<void> {
+async function dedupSkipped(q: WriterSession, checked: string, skipped: string, tag: string): Promise<void> {
   const [keys, hits, rep] = dedupTables(tag);
-  await q.run(`CREATE TEMP TABLE ${keys} AS SELECT line_no, hash(account, event_id) AS h FROM ${checked} WHERE reason IS NULL`);
+  await currentKeyHashes(q);
+  await q.run(`CREATE TEMP TABLE ${keys} AS SELECT line_no, ${keyHash('account')} AS h FROM ${checked} WHERE reason IS NULL`);
   // Stored events whose key hashes like one of the file's, with their keys (usually none).
-  await q.run(
-    `CREATE TEMP TABLE ${hits} AS
-     SELECT ad_account_id, event_id, hash(ad_account_id, event_id) AS h FROM events WHERE hash(ad_account_id, event_id) IN (SELECT h FROM ${keys})`,
-  );
+  await q.run(`CREATE TEMP TABLE ${hits} AS SELECT ad_account_id, event_id, key_hash AS h FROM events WHERE key_hash IN (SELECT h FROM ${keys})`);
   // The file's rows whose key may be seen twice: its hash repeats in the file, or a stored event has it.
   await q.run(
     `CREATE TEMP TABLE ${rep} AS
@@ -290,7 +310,7 @@ async function loadChunk(
       await tx.run(
         `INSERT INTO events
          SELECT account, event_id, type, ts_us, ad_id, user_id, country, device, platform,
-           product_feed_id, product_item_id, cost, event_name, amount, currency, $run, $now_us
+           product_feed_id, product_item_id, cost, event_name, amount, currency, $run, $now_us, ${keyHash('account')}
          FROM ${added}`,
         { run: c.req.runId, now_us: c.nowUs },
       );
