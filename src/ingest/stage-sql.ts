@@ -18,6 +18,13 @@ const LINE_READER = `read_csv($path, columns = {'line': 'VARCHAR'}, header = fal
 /** Lines as text in file order: NUL never occurs in JSON or CSV text; the single-row window keeps the pipeline in order. */
 const LINES = `SELECT row_number() OVER () AS line_no, line FROM ${LINE_READER}`;
 
+/**
+ * A line with more than spaces (what trim() removes). A line that does not
+ * start with a space is one when it is not empty, and skips trim(), which
+ * copies every line it looks at (10M NDJSON lines: 7 s against 1.3 s).
+ */
+const NOT_BLANK = `line IS NOT NULL AND line <> '' AND (NOT starts_with(line, ' ') OR trim(line) <> '')`;
+
 /** The text of line 1 (a CSV header), read the same way as NDJSON lines; the scan keeps file order, so it stops there. */
 export const FIRST_LINE = `SELECT line FROM ${LINE_READER} LIMIT 1`;
 
@@ -32,20 +39,23 @@ const LINE_COUNT = `SELECT count(*) FROM ${LINE_READER}`;
  * sends its whole vector down a row-by-row path, and a file with one bad
  * line in a thousand has one in most vectors (2M lines: 1.9 s against 0.5 s).
  * A field sent as an object, array or boolean is a wrong type, not an absent
- * one, and is not taken as text: only a line with a second `{`, a `[`,
- * `true` or `false` can have one, so only such lines have their JSON types
- * looked up.
+ * one, and is not taken as text. Only a line with `[`, `true` or `false`
+ * in it, or a field whose text starts with `{`, can have one, so only such
+ * lines have their JSON types looked up (found by plain searches: 10M lines
+ * took 4.5 s under a regular expression).
  */
 function ndjsonRows(lines: string): string {
   const paths = `[${EVENT_FIELDS.map((f) => `'$.${f}'`).join(', ')}]`;
   const shape = `'{${EVENT_FIELDS.map((f) => `"${f}":"VARCHAR"`).join(',')}}'`;
+  // Booleans and arrays by a search of the line (no field's text has them otherwise); objects by their fields' texts.
+  const suspect = `j IS NOT NULL AND (contains(line, '[') OR contains(line, 'true') OR contains(line, 'false') OR ${EVENT_FIELDS.map((f) => `starts_with(j.${f}, '{')`).join(' OR ')})`;
   const fields = EVENT_FIELDS.map((f, i) => `CASE WHEN types IS NULL OR types[${i + 1}] IN ('VARCHAR','BIGINT','UBIGINT','DOUBLE') THEN j.${f} END AS ${f}`);
   return `WITH parsed AS (
       SELECT line_no, line,
         CASE WHEN json_valid(line) AND (starts_with(line, '{') OR json_type(line) = 'OBJECT') THEN json_transform(line, ${shape}) END AS j
       FROM ${lines}
     ), typed AS (
-      SELECT *, CASE WHEN j IS NOT NULL AND regexp_matches(line, '[{].*[{[]|true|false') THEN json_type(line, ${paths}) END AS types FROM parsed
+      SELECT *, CASE WHEN ${suspect} THEN json_type(line, ${paths}) END AS types FROM parsed
     )
     SELECT line_no, line AS raw, CASE WHEN j IS NULL THEN 'invalid_json' END AS parse_error,
       coalesce(list_has_any(types, ['OBJECT', 'ARRAY', 'BOOLEAN']), false) AS wrong_type,
@@ -118,7 +128,7 @@ export const csvRenumbered = (checked: string, tag: string): string => `
     SELECT line_no, line, row_number() OVER (ORDER BY line_no) AS n FROM quoted WHERE coalesce(before, 0) % 2 = 0
   ), good AS (
     SELECT line_no, row_number() OVER (ORDER BY line_no) + 1 AS k1 FROM starts
-    WHERE n > 1 AND line IS NOT NULL AND trim(line) <> '' AND n NOT IN (SELECT line FROM rej_${tag})
+    WHERE n > 1 AND ${NOT_BLANK} AND n NOT IN (SELECT line FROM rej_${tag})
   )
   SELECT g.line_no, c.* EXCLUDE (line_no) FROM ${checked} c JOIN good g ON g.k1 = c.line_no
   UNION ALL BY NAME
@@ -163,7 +173,7 @@ export function fileStage(format: EventFileFormat, columns: readonly string[], t
 export function fileRows(format: EventFileFormat, columns: readonly string[], tag: string, csvShifted = false): string {
   switch (format) {
     case 'ndjson':
-      return ndjsonRows(`src_${tag} WHERE line IS NOT NULL AND trim(line) <> ''`);
+      return ndjsonRows(`src_${tag} WHERE ${NOT_BLANK}`);
     case 'csv':
       return csvRows(columns, tag, csvShifted);
     case 'parquet':

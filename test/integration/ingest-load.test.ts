@@ -183,7 +183,8 @@ describe('loading an NDJSON file', () => {
     // Between two thousand good lines, so the bad ones share their vectors with good ones.
     const pad = (from: number) => Array.from({ length: 2000 }, (_, i) => ok(`shp${from + i}`));
     const path = join(t.dataDir, 'shapes.ndjson');
-    writeFileSync(path, [...pad(0), ...lines.map(([l]) => l), ...pad(2000)].join('\n') + '\n');
+    // Blank lines (empty, or spaces only) are no rows at all.
+    writeFileSync(path, [...pad(0), ...lines.map(([l]) => l), ...pad(2000), '', '    '].join('\n') + '\n');
     const summary = await load(path, { runId: 'run_shapes' });
     const bad = lines.flatMap(([, reason], i) => (reason === null ? [] : [{ line_no: 2001 + i, reason }]));
     expect(summary).toMatchObject({ rows_read: 4000 + lines.length, stored: 4000 + lines.length - bad.length, quarantined: bad.length });
