@@ -174,7 +174,7 @@ export async function loadEventFile(
       if (req.format === 'csv') {
         const records = Number((await session.get(`SELECT count(*) AS n FROM src_${tag}`))?.['n']);
         csvShifted = (await session.get(csvLinesHold(tag), { path: req.path, records }))?.['holds'] === true;
-        if (csvShifted) await session.run(csvShifts(tag));
+        if (csvShifted) await session.run(csvShifts(tag), { records });
       }
       await session.run(`CREATE TEMP TABLE ${checked} AS ${checkedSql(fileRows(req.format, columns, tag, csvShifted))}`, stageFile === null ? { ...judge, path: req.path } : judge);
       if (req.format === 'csv' && csvShifted) {
