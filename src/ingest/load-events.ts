@@ -6,7 +6,7 @@ import { DEVICES, EVENT_FIELDS, INGEST_CHUNK_LINES, EVENT_TYPES, MAX_FUTURE_US, 
 import { attributionTables, refreshAttribution, stageAttribution } from './attribution.js';
 import { calendarTables, insertCalendarRollups, stageCalendarRollups } from './calendar-rollups.js';
 import { withEntityIds } from './rollup-rows.js';
-import { csvLinesHold, csvMalformed, csvRenumbered, csvShifts, fileRows, fileStage, FIRST_LINE, PARQUET_COLUMNS, stageLeftovers } from './stage-sql.js';
+import { csvLinesHold, csvMalformed, csvRenumbered, csvShifts, fileRows, fileStage, FIRST_LINE, INTEGER_FIELDS, PARQUET_COLUMNS, stageLeftovers } from './stage-sql.js';
 
 /**
  * Loads one event file: read it with DuckDB's reader and check every row in
@@ -38,9 +38,15 @@ export interface LoadSummary {
 const list = (values: readonly string[]) => values.map((v) => `'${v}'`).join(', ');
 const IS_IMPRESSION_OR_CLICK = `s.type IN ('impression', 'click')`;
 
+/** The largest Unix milliseconds whose microseconds fit a BIGINT (year 294247): beyond it, a timestamp is an invalid value. */
+const MAX_MS = 9_223_372_036_854_775n;
+
+/** Unix milliseconds (BIGINT) to microseconds, or NULL where those would not fit a BIGINT. */
+const tsUsOfInteger = (ms: string) => `CASE WHEN ${ms} BETWEEN -${MAX_MS} AND ${MAX_MS} THEN ${ms} * 1000 END`;
+
 /** Text to a timestamp in microseconds: integer Unix milliseconds, or ISO 8601 with an offset or Z. */
 const tsUs = (col: string) => `CASE
-  WHEN regexp_full_match(${col}, '-?[0-9]{1,16}') THEN TRY_CAST(${col} AS BIGINT) * 1000
+  WHEN regexp_full_match(${col}, '-?[0-9]{1,16}') THEN ${tsUsOfInteger(`TRY_CAST(${col} AS BIGINT)`)}
   WHEN regexp_full_match(${col}, '[0-9]{4}-[0-9]{2}-[0-9]{2}[T ][0-9]{2}:[0-9]{2}(:[0-9]{2}([.][0-9]{1,9})?)?([Zz]|[+-][0-9]{2}(:?[0-9]{2})?)')
     THEN epoch_us(TRY_CAST(${col} AS TIMESTAMPTZ))
 END`;
@@ -89,12 +95,17 @@ function tracer(label: string): (phase: string) => void {
 
 const Counts = z.object({ rows_read: z.number(), valid: z.number(), stored: z.number(), quarantined: z.number() });
 
-/** The file's own column names: the CSV header line, or the Parquet schema. */
-async function fileColumns(db: Queryable, req: LoadRequest): Promise<string[]> {
-  if (req.format === 'ndjson') return [...EVENT_FIELDS];
-  if (req.format === 'parquet') return (await db.all(PARQUET_COLUMNS, { path: req.path })).map((r) => String(r['column_name']));
+/** The file's own column names (the CSV header line, or the Parquet schema), and the contract fields it holds as integers (Parquet). */
+async function fileColumns(db: Queryable, req: LoadRequest): Promise<{ names: string[]; integers: string[] }> {
+  if (req.format === 'ndjson') return { names: [...EVENT_FIELDS], integers: [] };
+  if (req.format === 'parquet') {
+    const rows = await db.all(PARQUET_COLUMNS, { path: req.path });
+    const names = rows.map((r) => String(r['column_name']));
+    const integers = rows.filter((r) => r['integer'] === true).map((r) => String(r['column_name']));
+    return { names, integers: INTEGER_FIELDS.filter((f) => integers.includes(f)) };
+  }
   const header = String((await db.get(FIRST_LINE, { path: req.path }))?.['line'] ?? '');
-  return header.split(',').map((c) => c.trim().replace(/^"(.*)"$/, '$1').replace(/^\uFEFF/, ''));
+  return { names: header.split(',').map((c) => c.trim().replace(/^"(.*)"$/, '$1').replace(/^\uFEFF/, '')), integers: [] };
 }
 
 /**
@@ -110,10 +121,11 @@ const asEnum = (field: string, type: string) => `(CASE WHEN reason IS NULL THEN 
  * Typed fields, the owning account (from the ad for impressions and clicks),
  * and the reason, in one streaming pass over `rows`.
  */
-const checkedSql = (rows: string) => `
+const checkedSql = (rows: string, integers: readonly string[]) => `
   WITH st AS (${rows}), typed AS (
-    SELECT st.*, ${tsUs('st.timestamp')} AS ts_us,
-      CASE WHEN st.cost_micros IS NULL THEN 0 WHEN regexp_full_match(st.cost_micros, '[0-9]{1,18}') THEN st.cost_micros::BIGINT END AS cost,
+    SELECT st.*, ${integers.includes('timestamp') ? tsUsOfInteger('st.timestamp') : tsUs('st.timestamp')} AS ts_us,
+      CASE WHEN st.cost_micros IS NULL THEN 0
+        WHEN ${integers.includes('cost_micros') ? 'st.cost_micros BETWEEN 0 AND 999999999999999999' : `regexp_full_match(st.cost_micros, '[0-9]{1,18}')`} THEN st.cost_micros::BIGINT END AS cost,
       CASE WHEN regexp_full_match(st.value, '[0-9]{1,29}([.][0-9]{1,9})?') THEN st.value::DECIMAL(38, 9) END AS amount,
       ad.ad_account_id AS ad_account,
       CASE WHEN st.type IN ('impression', 'click') THEN ad.ad_account_id ELSE coalesce(st.ad_account_id, $scope) END AS account
@@ -124,7 +136,7 @@ const checkedSql = (rows: string) => `
     SELECT s.*, ${REASON} AS reason FROM owned s
   )
   -- Only a quarantined row keeps its text (the line, or its fields as JSON); only a valid one its typed fields.
-  SELECT line_no, reason, CASE WHEN reason IS NOT NULL THEN coalesce(raw, to_json({${EVENT_FIELDS.map((f) => `'${f}': "${f}"`).join(', ')}})::VARCHAR) END AS raw,
+  SELECT line_no, reason, CASE WHEN reason IS NOT NULL THEN coalesce(raw, to_json({${EVENT_FIELDS.map((f) => `'${f}': "${f}"::VARCHAR`).join(', ')}})::VARCHAR) END AS raw,
     account, event_id, ${asEnum('type', 'event_type')}, ts_us, ad_id, user_id,
     ${asEnum('country', 'country_code')}, ${asEnum('device', 'event_device')}, ${asEnum('platform', 'event_platform')},
     product_feed_id, product_item_id, cost, event_name, amount, currency
@@ -164,7 +176,7 @@ export async function loadEventFile(
       // load's transactions (Store.writerSession says why): the session holds
       // the only writer, so what it reads of the stored data is what each
       // transaction starts from, and nothing is stored unless that commits.
-      const columns = await fileColumns(session, req);
+      const { names: columns, integers } = await fileColumns(session, req);
       const judge = { scope: req.scopeAccountId, now_us: nowUs };
       // Checked rows from the file: only text lines or records are staged first (numbered in file order).
       const stageFile = fileStage(req.format, columns, tag);
@@ -176,7 +188,7 @@ export async function loadEventFile(
         csvShifted = (await session.get(csvLinesHold(tag), { path: req.path, records }))?.['holds'] === true;
         if (csvShifted) await session.run(csvShifts(tag), { records });
       }
-      await session.run(`CREATE TEMP TABLE ${checked} AS ${checkedSql(fileRows(req.format, columns, tag, csvShifted))}`, stageFile === null ? { ...judge, path: req.path } : judge);
+      await session.run(`CREATE TEMP TABLE ${checked} AS ${checkedSql(fileRows(req.format, columns, tag, csvShifted, integers), integers)}`, stageFile === null ? { ...judge, path: req.path } : judge);
       if (req.format === 'csv' && csvShifted) {
         await session.run(`INSERT INTO ${checked} BY NAME ${csvMalformed(tag)}`);
       } else if (req.format === 'csv') {

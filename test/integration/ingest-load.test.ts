@@ -233,6 +233,43 @@ describe('CSV and Parquet', () => {
       .sort((x, y) => (String(x.event_id) < String(y.event_id) ? -1 : 1));
     expect(stored).toEqual(expected);
   });
+
+  it('take integer Parquet columns as the same values and reasons as their text', async () => {
+    const ad = (accts[0] as Acct).ads[0] as string;
+    const ms = NOW - DAY;
+    // event id, timestamp (Unix ms), cost_micros, the reason expected (null: stored)
+    const cases: [string, string, string | null, string | null][] = [
+      ['pi1', `${ms}`, '7', null],
+      ['pi2', `${ms + 1}`, null, null],
+      ['pi3', `${ms + 2}`, '-5', 'invalid_value'],
+      ['pi4', '10000000000000000', '1', 'invalid_value'],
+      // Past what microseconds can hold (a BIGINT): a bad value, not a failed load.
+      ['pi5', '9999999999999999', '1', 'invalid_value'],
+      ['pi9', '9000000000000000', '1', 'future_timestamp'],
+      ['pi6', '-1', '1', 'invalid_value'],
+      ['pi7', `${ms + 3}`, '1000000000000000000', 'invalid_value'],
+      ['pi8', `${ms + 4}`, '999999999999999999', null],
+    ];
+    const values = cases.map(([id, ts, cost]) => `('${id}', 'impression', '${ts}', '${ad}', ${cost === null ? 'NULL' : `'${cost}'`})`).join(', ');
+    const other = await (await DuckDBInstance.create(':memory:')).connect();
+    await other.run(`CREATE TABLE r AS SELECT * FROM (VALUES ${values}) v(event_id, type, timestamp, ad_id, cost_micros)`);
+    const asInt = join(t.dataDir, 'ints.parquet');
+    const asText = join(t.dataDir, 'texts.parquet');
+    await other.run(`COPY (SELECT event_id, type, timestamp::BIGINT AS timestamp, ad_id, cost_micros::BIGINT AS cost_micros FROM r) TO '${asInt}' (FORMAT parquet)`);
+    await other.run(`COPY r TO '${asText}' (FORMAT parquet)`);
+    other.closeSync();
+    const quarantine = async (run: string) => t.store.all('SELECT line_no, reason, raw FROM event_quarantine WHERE run_id = $run ORDER BY line_no', { run });
+    const bad = cases.flatMap(([, , , reason], i) => (reason === null ? [] : [{ line_no: i + 1, reason }]));
+    const good = cases.filter(([, , , reason]) => reason === null);
+    expect(await load(asInt, { format: 'parquet', runId: 'run_ints' })).toMatchObject({ stored: good.length, quarantined: bad.length });
+    expect((await quarantine('run_ints')).map(({ line_no, reason }) => ({ line_no, reason }))).toEqual(bad);
+    expect(await t.store.all("SELECT event_id, ts_us, cost_micros::VARCHAR AS cost FROM events WHERE event_id LIKE 'pi%' ORDER BY event_id")).toEqual(
+      good.map(([id, ts, cost]) => ({ event_id: id, ts_us: Number(ts) * 1000, cost: cost ?? '0' })),
+    );
+    // The same rows as text: the same reasons and quarantined text, and the valid ones are the events just stored.
+    expect(await load(asText, { format: 'parquet', runId: 'run_texts' })).toMatchObject({ stored: 0, duplicates: good.length, quarantined: bad.length });
+    expect(await quarantine('run_texts')).toEqual(await quarantine('run_ints'));
+  });
 });
 
 describe('malformed CSV rows', () => {
