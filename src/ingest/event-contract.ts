@@ -9,7 +9,7 @@ export const PLATFORMS = ['android_app', 'android_web', 'desktop_web', 'ios_app'
 export type EventType = (typeof EVENT_TYPES)[number];
 
 /**
- * An event type as a value of the store's ENUM (0013_event_enums.sql), for
+ * An event type as a value of the store's ENUM (0013_event_columns.sql), for
  * comparing with a `type` column: against bare text, DuckDB casts every
  * row's value to text before comparing.
  */

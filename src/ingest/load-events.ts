@@ -110,7 +110,7 @@ async function fileColumns(db: Queryable, req: LoadRequest): Promise<{ names: st
 
 /**
  * A checked row's field of few values, as the store's ENUM of them
- * (0013_event_enums.sql): a byte instead of a string. The checked rows of a
+ * (0013_event_columns.sql): a byte instead of a string. The checked rows of a
  * 10M-event file spilled 1.4 GB past a 1GB memory limit as text, 0.7 GB so,
  * and every later scan of them reads less back. NULL for a quarantined row,
  * whose value may be none of them.
