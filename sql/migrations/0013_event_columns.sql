@@ -23,9 +23,9 @@ ALTER TABLE events DROP COLUMN campaign_id;
 -- event id), kept with each event rather than computed from the key strings
 -- of every stored event at every load. DuckDB's hash() may change between
 -- versions, so event_key_hash keeps the hash of a fixed key as it was when
--- the column was filled; a load that finds it different fills the column
--- again first (src/ingest/load-events.ts, currentKeyHashes).
+-- the column was filled. The loader alone fills it (src/ingest/load-events.ts,
+-- currentKeyHashes): finding no fixed key here, or a different hash of it,
+-- it makes every stored hash first, so the first load after this migration
+-- does that once.
 ALTER TABLE events ADD COLUMN key_hash UBIGINT;
-UPDATE events SET key_hash = hash(ad_account_id, event_id);
 CREATE TABLE event_key_hash (probe UBIGINT NOT NULL);
-INSERT INTO event_key_hash VALUES (hash('adsvc', 'key hash probe'));

@@ -230,9 +230,9 @@ const KEY_HASH_PROBE = `hash('adsvc', 'key hash probe')`;
 
 /**
  * Stored key hashes are made by DuckDB's hash(), which a DuckDB upgrade may
- * change: if the fixed key no longer hashes as it did, every stored event's
- * hash is made again before dedup relies on them (the rare case of a store
- * opened by a new version; a few seconds for 50M events).
+ * change: if the fixed key no longer hashes as it did (or has no hash yet:
+ * the first load after migration 0013), every stored event's hash is made
+ * before dedup relies on them (a few seconds for 50M events).
  */
 async function currentKeyHashes(session: WriterSession): Promise<void> {
   const same = (await session.get(`SELECT bool_and(probe = ${KEY_HASH_PROBE}) AS same FROM event_key_hash`))?.['same'] === true;
@@ -255,10 +255,9 @@ const dedupTables = (tag: string) => [`keys_${tag}`, `hits_${tag}`, `rep_${tag}`
  * integer join; stored events keep theirs in key_hash), and only rows whose
  * hash repeats in the file or matches a stored event's are compared on the
  * key strings. Each step is a table of its own, so the planner knows each
- * join's small side: as one statement,
- * the check against the (usually no) stored matches built its hash table on
- * every row of the file, key strings and all (2.7 of 9.3 s for 10M events
- * into a store of 50M).
+ * join's small side: as one statement, the check against the (usually no)
+ * stored matches built its hash table on every row of the file, key strings
+ * and all (2.7 of 9.3 s for 10M events into a store of 50M).
  *
  * This is decided once for the whole file: chunks commit in line order and
  * nothing else writes in between, so a chunk stores exactly the rows an
