@@ -341,3 +341,30 @@ describe('malformed CSV rows', () => {
     expect(ids.map((x) => x['event_id'])).toEqual([...stored].sort());
   });
 });
+
+describe('files larger than one read buffer', () => {
+  // DuckDB reads a text file in parallel, buffer by buffer (some 30 MB each); rows are numbered by their place in the
+  // staged copy (stage-sql.ts), so these files span several buffers and their bad rows must still name their own lines.
+  it.each(['ndjson', 'csv'] as const)('keep every line number exact in %s', async (format) => {
+    const [a] = accts as [Acct];
+    const r = rng(format.length * 7);
+    const pad = 'p'.repeat(900);
+    const n = 100_000;
+    const lines: string[] = format === 'csv' ? ['event_id,type,timestamp,ad_id,cost_micros,note'] : [];
+    const expected: { line_no: number; reason: string }[] = [];
+    for (let i = 0; i < n; i++) {
+      // One row in about 2,000 has an unknown ad, so every buffer holds a few.
+      const ad = r() < 0.0005 ? 'ad_nope' : a.ads[i % 3];
+      const id = `big-${format}-${i}`;
+      lines.push(format === 'csv' ? `${id},impression,${NOW - DAY},${ad},7,${pad}` : JSON.stringify({ event_id: id, type: 'impression', timestamp: NOW - DAY, ad_id: ad, cost_micros: 7, note: pad }));
+      if (ad === 'ad_nope') expected.push({ line_no: lines.length, reason: 'unknown_ad' });
+    }
+    const path = join(t.dataDir, `big.${format}`);
+    writeFileSync(path, lines.join('\n') + '\n');
+    const run = `run_big_${format}`;
+    const summary = await load(path, { format, runId: run });
+    expect(expected.length).toBeGreaterThan(20);
+    expect(summary).toMatchObject({ rows_read: n, stored: n - expected.length, quarantined: expected.length });
+    expect(await t.store.all('SELECT line_no, reason FROM event_quarantine WHERE run_id = $run ORDER BY line_no', { run })).toEqual(expected);
+  });
+});
