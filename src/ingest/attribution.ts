@@ -18,8 +18,8 @@ import { typeSql } from './event-contract.js';
  * The latest click at or before a conversion is found once (an ASOF join);
  * it is the attributed click for every click window it falls in, since an
  * older click cannot be inside a window the latest one is outside of. Ties
- * on time go to the larger event id: the touches at the found time are read
- * again, and the winner carries its own fields out of that small aggregate.
+ * on time go to the larger event id: the touches a window can reach are read
+ * once, with their fields, and reduced to one per user and time first.
  */
 const DAY_US = 86_400_000_000;
 /** The longest click window and the view window, in days (EVENTS.md). */
@@ -31,7 +31,7 @@ const TOUCH_COLUMNS = 'ad_account_id, user_id, type, ts_us, event_id, ad_id, cou
 
 /** The scratch tables of one load's attribution (`tag` names them). */
 export const attributionTables = (tag: string) =>
-  [`affected_convs_${tag}`, `new_touches_${tag}`, `click_days_${tag}`, `view_days_${tag}`, `attributed_${tag}`, `converters_${tag}`, `touch_times_${tag}`] as const;
+  [`affected_convs_${tag}`, `new_touches_${tag}`, `click_days_${tag}`, `view_days_${tag}`, `attributed_${tag}`, `converters_${tag}`, `touch_times_${tag}`, `click_touches_${tag}`, `view_touches_${tag}`] as const;
 
 /**
  * Lists the conversions a load's new events (`added`, as the loader's
@@ -43,7 +43,7 @@ export const attributionTables = (tag: string) =>
  * touch aggregate ran out of a 1GB memory limit.
  */
 export async function stageAttribution(q: Queryable, added: string, tag: string): Promise<void> {
-  const [affected, touches, clickDays, viewDays, attributed, converters, times] = attributionTables(tag);
+  const [affected, touches, clickDays, viewDays, attributed, converters, times, clickTouches, viewTouches] = attributionTables(tag);
   // A touch only matters to conversions of its own user, and conversions are rare: only the new touches of
   // users with a conversion that one of them could reach (a new one, or a stored one from the first new
   // touch to 30 days after the last) are kept. That is a small share of a load's touches, so the scratch
@@ -97,52 +97,38 @@ export async function stageAttribution(q: Queryable, added: string, tag: string)
     const r = await q.get(`SELECT coalesce(min(day), 0) AS lo, coalesce(max(day) + 1, 0) AS hi FROM ${days}`);
     return { lo: Number(r?.['lo'] ?? 0) * DAY_US, hi: Number(r?.['hi'] ?? 0) * DAY_US };
   };
-  const range = { click: await bounds(clickDays), impression: await bounds(viewDays) };
-  // The latest touch time at or before each conversion, per kind, from narrow rows (an ASOF join)...
-  const touchTimes = (type: 'click' | 'impression', days: string) =>
-    `SELECT e.ad_account_id, e.user_id, e.ts_us
-     -- An inner join (the days are distinct), so the hash table is built on the days: as a semi join over the union
-     -- the planner built it on the touches instead (5 s for 22M impressions).
-     FROM ${allEvents} e JOIN ${days} d ON e.ad_account_id = d.ad_account_id AND e.user_id = d.user_id AND e.ts_us // ${DAY_US} = d.day
-     WHERE e.type = ${typeSql(type)} AND e.ts_us BETWEEN ${range[type].lo} AND ${range[type].hi}`;
+  // Each kind's touches on those days, with their fields, one row per user and time: on a tie, the touch with
+  // the larger event id, which carries its own fields out of the aggregate (arg_max). Reading the fields here,
+  // in the one scan that finds the touches, spares a second scan of the stored events for the touches picked.
+  for (const [table, type, days] of [[clickTouches, 'click', clickDays], [viewTouches, 'impression', viewDays]] as const) {
+    const range = await bounds(days);
+    await q.run(
+      `CREATE TEMP TABLE ${table} AS
+       SELECT e.ad_account_id, e.user_id, e.ts_us, max(e.event_id) AS touch_id,
+         arg_max({ad_id: e.ad_id, country: e.country, device: e.device, platform: e.platform, product_feed_id: e.product_feed_id, product_item_id: e.product_item_id}, e.event_id) AS t
+       -- An inner join (the days are distinct), so the hash table is built on the days: as a semi join over the union
+       -- the planner built it on the touches instead (5 s for 22M impressions).
+       FROM ${allEvents} e JOIN ${days} d ON e.ad_account_id = d.ad_account_id AND e.user_id = d.user_id AND e.ts_us // ${DAY_US} = d.day
+       WHERE e.type = ${typeSql(type)} AND e.ts_us BETWEEN ${range.lo} AND ${range.hi}
+       GROUP BY e.ad_account_id, e.user_id, e.ts_us`,
+    );
+  }
+  // The latest touch of each kind at or before each conversion (an ASOF join), with its fields.
   await q.run(
     `CREATE TEMP TABLE ${times} AS
-     SELECT c.ad_account_id, c.user_id, c.event_id, c.ts_us, c.event_name, c.value, c.currency, k.ts_us AS click_ts, v.ts_us AS view_ts
+     SELECT c.ad_account_id, c.user_id, c.event_id, c.ts_us, c.event_name, c.value, c.currency,
+       k.ts_us AS click_ts, k.touch_id AS click_id, k.t AS click, v.ts_us AS view_ts, v.touch_id AS view_id, v.t AS view
      FROM ${affected} c
-     ASOF LEFT JOIN (${touchTimes('click', clickDays)}) k ON k.ad_account_id = c.ad_account_id AND k.user_id = c.user_id AND k.ts_us <= c.ts_us
-     ASOF LEFT JOIN (${touchTimes('impression', viewDays)}) v ON v.ad_account_id = c.ad_account_id AND v.user_id = c.user_id AND v.ts_us <= c.ts_us`,
+     ASOF LEFT JOIN ${clickTouches} k ON k.ad_account_id = c.ad_account_id AND k.user_id = c.user_id AND k.ts_us <= c.ts_us
+     ASOF LEFT JOIN ${viewTouches} v ON v.ad_account_id = c.ad_account_id AND v.user_id = c.user_id AND v.ts_us <= c.ts_us`,
   );
-  // ...then the touch at that time (the larger event id on a tie) with its own fields: an aggregate over
-  // one conversion's ties only, not over every touch (which ran out of a 1GB memory limit). The times'
-  // bounds are constants again: as scalar subqueries over a CTE they hid the scan's size, and the planner
-  // built the join on 17M stored impressions instead of the 58k conversions (10.3 s of a 10M-event load).
-  const at = await q.get(`SELECT min(click_ts) AS c0, max(click_ts) AS c1, min(view_ts) AS v0, max(view_ts) AS v1 FROM ${times}`);
-  const touchAt = (type: 'click' | 'impression', col: 'click_ts' | 'view_ts') => {
-    const [lo, hi] = col === 'click_ts' ? [at?.['c0'], at?.['c1']] : [at?.['v0'], at?.['v1']];
-    // No conversion has a touch of this kind: nothing to look up (a NULL bound matches no row either).
-    const bounds = lo === null || lo === undefined ? 'false' : `e.ts_us BETWEEN ${Number(lo)} AND ${Number(hi)}`;
-    // Joined to the stored events and to the new ones apart, so each join builds on the few conversions.
-    const from = (source: string) =>
-      `SELECT l.ad_account_id, l.event_id, e.event_id AS touch_id,
-         {ad_id: e.ad_id, country: e.country, device: e.device, platform: e.platform, product_feed_id: e.product_feed_id, product_item_id: e.product_item_id} AS t
-       FROM ${times} l JOIN ${source} e ON e.ad_account_id = l.ad_account_id AND e.user_id = l.user_id AND e.ts_us = l.${col}
-       WHERE e.type = ${typeSql(type)} AND ${bounds}`;
-    return `SELECT ad_account_id, event_id, max(touch_id) AS touch_id, arg_max(t, touch_id) AS t
-     FROM (${from('events')} UNION ALL ${from(touches)})
-     GROUP BY ad_account_id, event_id`;
-  };
   await q.run(
     `CREATE TEMP TABLE ${attributed} AS
-     WITH latest AS (
-       SELECT l.*, k.touch_id AS click_id, k.t AS click, v.touch_id AS view_id, v.t AS view
-       FROM ${times} l
-       LEFT JOIN (${touchAt('click', 'click_ts')}) k ON k.ad_account_id = l.ad_account_id AND k.event_id = l.event_id
-       LEFT JOIN (${touchAt('impression', 'view_ts')}) v ON v.ad_account_id = l.ad_account_id AND v.event_id = l.event_id
-     ), chosen AS (
+     WITH chosen AS (
        SELECT l.*, w.click_window, w.view_window,
          CASE WHEN l.click_ts >= l.ts_us - w.click_window * ${DAY_US} THEN 'click'
               WHEN w.view_window = 1 AND l.view_ts >= l.ts_us - ${VIEW_DAYS * DAY_US} THEN 'view' END AS kind
-       FROM latest l, (SELECT * FROM (VALUES (7), (14), (30)) c(click_window), (VALUES (0), (1)) v(view_window)) w
+       FROM ${times} l, (SELECT * FROM (VALUES (7), (14), (30)) c(click_window), (VALUES (0), (1)) v(view_window)) w
      ), picked AS (
        SELECT ch.*, CASE ch.kind WHEN 'click' THEN ch.click_id ELSE ch.view_id END AS touch_id,
          CASE ch.kind WHEN 'click' THEN ch.click_ts ELSE ch.view_ts END AS touch_ts,
