@@ -25,6 +25,16 @@ async function emptyStore(): Promise<{ store: Store; dir: string }> {
   return { store, dir: dir.path };
 }
 
+/** A store migrated up to, not including, the named migration; with every migration, to finish. */
+async function storeBefore(name: string): Promise<{ store: Store; all: ReturnType<typeof readMigrations> }> {
+  const { store } = await emptyStore();
+  const all = readMigrations();
+  const at = all.findIndex((m) => m.name === name);
+  expect(at).toBeGreaterThan(0);
+  await migrate(store, clock, all.slice(0, at));
+  return { store, all };
+}
+
 describe('migrations', () => {
   it('apply every migration to an empty database, in order, with a ledger row each', async () => {
     const { store } = await emptyStore();
@@ -39,11 +49,7 @@ describe('migrations', () => {
   });
 
   it('give stored events ENUMs of exactly the contract values, and keep the values of events stored as text before', async () => {
-    const { store } = await emptyStore();
-    const all = readMigrations();
-    const enumsAt = all.findIndex((m) => m.name === 'event_columns');
-    expect(enumsAt).toBeGreaterThan(0);
-    await migrate(store, clock, all.slice(0, enumsAt));
+    const { store, all } = await storeBefore('event_columns');
     const rows = [
       ['e1', 'impression', 'US', 'mobile', 'ios_app'],
       ['e2', 'click', 'ZZ', 'other', 'web'],
@@ -69,11 +75,7 @@ describe('migrations', () => {
   });
 
   it('remake events with a compression per string column, keeping every stored event and the column order the loader inserts by', async () => {
-    const { store } = await emptyStore();
-    const all = readMigrations();
-    const at = all.findIndex((m) => m.name === 'event_compression');
-    expect(at).toBeGreaterThan(0);
-    await migrate(store, clock, all.slice(0, at));
+    const { store, all } = await storeBefore('event_compression');
     const columns = async () => (await store.all(`SELECT column_name, data_type, is_nullable FROM duckdb_columns() WHERE table_name = 'events' ORDER BY column_index`));
     const before = await columns();
     await store.run(
