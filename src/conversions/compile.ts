@@ -67,7 +67,7 @@ const pairKey = (campaignExpr: string, eventExpr: string) => `${campaignExpr} ||
 function dayBucketJoin(req: ConversionRequest, p: Params, ts: string): { join: string; bucket: string } {
   const starts = req.buckets.map((b) => b.startS * 1_000_000);
   return {
-    join: `ASOF JOIN (SELECT unnest(${p.add(sqlList(starts))})::BIGINT AS s, unnest(range(${p.add(starts.length)}))::INTEGER AS b) dm ON ${ts} >= dm.s`,
+    join: `ASOF JOIN (SELECT unnest(${p.addIntegers(starts, 'BIGINT')}) AS s, unnest(range(${p.add(starts.length)}))::INTEGER AS b) dm ON ${ts} >= dm.s`,
     bucket: 'dm.b',
   };
 }

@@ -28,6 +28,18 @@ export class Params {
     this.values[name] = value;
     return `$${name}`;
   }
+  /**
+   * A list of integers (quarter-hours, instants, bucket numbers) as one bound
+   * value: their decimal text, split and cast back in SQL. Binding a DuckDB
+   * list value costs about 2.5 us an element; one string costs what any value
+   * does. The bench's 7-day hourly report in Asia/Kolkata maps 672
+   * quarter-hours to buckets: p50 13.1 ms with lists, 11.8 ms with strings.
+   */
+  addIntegers(values: readonly number[], type: 'BIGINT' | 'INTEGER'): string {
+    if (values.length === 0) return `[]::${type}[]`;
+    for (const v of values) if (!Number.isSafeInteger(v)) throw new Error(`not an integer: ${v}`);
+    return `string_split(${this.add(values.join(','))}, ',')::${type}[]`;
+  }
 }
 
 export interface CompiledQuery {
@@ -94,7 +106,7 @@ function timeBucketJoin(buckets: readonly Bucket[], req: InsightsRequest, p: Par
   if (req.granularity === 'none') return { join: '', bucket: '0' };
   const us = (s: number) => s * 1_000_000;
   return {
-    join: `JOIN (SELECT unnest(${p.add(sqlList(buckets.map((b) => us(b.startS))))})::BIGINT AS lo, unnest(${p.add(sqlList(buckets.map((b) => us(b.endS))))})::BIGINT AS hi,
+    join: `JOIN (SELECT unnest(${p.addIntegers(buckets.map((b) => us(b.startS)), 'BIGINT')}) AS lo, unnest(${p.addIntegers(buckets.map((b) => us(b.endS)), 'BIGINT')}) AS hi,
         unnest(range(${p.add(buckets.length)}))::INTEGER AS b) bk ON ${tsExpr} >= bk.lo AND ${tsExpr} < bk.hi`,
     bucket: 'bk.b',
   };
@@ -215,7 +227,7 @@ export function compileInsights(req: InsightsRequest, ctx: CompileContext): Comp
       // Days taken away from a month read whole (calendar.ts) count negatively.
       const sums = units.sign[0] === -1 ? '-r.impressions AS impressions, -r.clicks AS clicks, -r.spend_micros AS spend_micros' : 'r.impressions, r.clicks, r.spend_micros';
       return `SELECT um.b, r.${ent}${dSeg.map((x) => `, ${x}`).join('')}, ${sums}
-      FROM ${GRAIN_TABLE[grain]} r JOIN (SELECT unnest(${p.add(sqlList(units.firstQuarter))})::BIGINT AS q, unnest(${p.add(sqlList(units.bucketIndex))})::INTEGER AS b) um ON um.q = r.bucket
+      FROM ${GRAIN_TABLE[grain]} r JOIN (SELECT unnest(${p.addIntegers(units.firstQuarter, 'BIGINT')}) AS q, unnest(${p.addIntegers(units.bucketIndex, 'INTEGER')}) AS b) um ON um.q = r.bucket
       WHERE ${where.join('\n        AND ')}`;
     }),
   );

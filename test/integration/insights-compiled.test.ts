@@ -1,7 +1,7 @@
 import { DateTime } from 'luxon';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManualClock } from '../../src/clock.js';
-import { compileInsights, pageQuery } from '../../src/insights/compile.js';
+import { compileInsights, pageQuery, Params } from '../../src/insights/compile.js';
 import { normalizeInsights } from '../../src/insights/request.js';
 import type { Store } from '../../src/store/store.js';
 import { openMigratedStore, tempDir } from '../support/context.js';
@@ -65,7 +65,7 @@ describe('compiled insights SQL, exactly', () => {
     SELECT b, campaign_id, sum(impressions) AS imp, sum(clicks) AS clk, sum(spend_micros) AS spend
     FROM (
       SELECT um.b, r.campaign_id, r.impressions, r.clicks, r.spend_micros
-      FROM rollup_1d r JOIN (SELECT unnest($p6)::BIGINT AS q, unnest($p7)::INTEGER AS b) um ON um.q = r.bucket
+      FROM rollup_1d r JOIN (SELECT unnest(string_split($p6, ',')::BIGINT[]) AS q, unnest(string_split($p7, ',')::INTEGER[]) AS b) um ON um.q = r.bucket
       WHERE r.ad_account_id = $p2
         AND r.segment = $p3
         AND r.bucket >= $p4 AND r.bucket <= $p5
@@ -82,8 +82,9 @@ describe('compiled insights SQL, exactly', () => {
   FROM met
   `);
     expect(compiled.params).toMatchObject({ p1: 7, p2: 'adacct_1', p3: 'none', p4: D1, p5: D2 });
-    expect(JSON.parse(JSON.stringify(compiled.params['p6']))).toEqual({ items: [D1, D2] });
-    expect(JSON.parse(JSON.stringify(compiled.params['p7']))).toEqual({ items: [0, 1] });
+    // Lists of integers are bound as one string each (Params.addIntegers).
+    expect(compiled.params['p6']).toBe(`${D1},${D2}`);
+    expect(compiled.params['p7']).toBe('0,1');
     expect(compiled.keyDirections).toEqual(['asc', 'desc', 'asc', 'asc', 'asc']);
   });
 
@@ -96,5 +97,20 @@ describe('compiled insights SQL, exactly', () => {
       [0, 'cmpn_a', 7, 0.0015],
       [1, 'cmpn_a', 4, 0.0007],
     ]);
+  });
+});
+
+describe('integer lists bound as text', () => {
+  it('read back as the same list, empty included, and refuse anything but safe integers', async () => {
+    for (const values of [[], [0], [-3, 7, 2_000_000_000_000_000, 9_007_199_254_740_991]]) {
+      const p = new Params();
+      const expr = p.addIntegers(values, 'BIGINT');
+      const row = await store.get(`SELECT ${expr} AS l`, p.values);
+      expect((row?.['l'] as unknown[]).map(Number)).toEqual(values);
+    }
+    const p = new Params();
+    const row = await store.get(`SELECT ${p.addIntegers([5, 6], 'INTEGER')} AS l`, p.values);
+    expect(row?.['l']).toEqual([5, 6]);
+    for (const bad of [1.5, Number.NaN, 2 ** 53]) expect(() => new Params().addIntegers([1, bad], 'BIGINT')).toThrow(/not an integer/);
   });
 });
