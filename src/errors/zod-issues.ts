@@ -16,6 +16,8 @@ const describe = (value: unknown): string => {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'array';
   if (typeof value === 'number' && Number.isNaN(value)) return 'NaN';
+  // Query-string values are all strings: the value itself says what was wrong with it (`limit=1.5`).
+  if (typeof value === 'string') return `string ${JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}...` : value)}`;
   return typeof value;
 };
 

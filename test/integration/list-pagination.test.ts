@@ -90,4 +90,15 @@ describe('list pagination', () => {
     expect(res.statusCode).toBe(400);
     expect(res.json().error).toMatchObject({ type: 'invalid_request_error', code, param });
   });
+
+  it('names the value a query integer could not be read from', async () => {
+    for (const [sent, shown] of [
+      ['1.5', '"1.5"'],
+      ['x'.repeat(60), `"${'x'.repeat(40)}..."`],
+    ]) {
+      const res = await t.app.inject({ url: `/v1/conversions/event_settings?limit=${sent}`, headers: bearer(key) });
+      expect(res.statusCode).toBe(400);
+      expect(res.json().error.message).toBe(`Invalid type for limit: expected number, got string ${shown}.`);
+    }
+  });
 });
