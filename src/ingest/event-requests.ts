@@ -6,7 +6,7 @@ import { ApiError } from '../errors/api-error.js';
 import { randomToken } from '../ids.js';
 import type { Store } from '../store/store.js';
 import { createRun, getRun, type IngestRun, type IngestScheduler } from './ingest-runs.js';
-import { loadEventFile, type LoadSummary } from './load-events.js';
+import { loadEventFile, type CheckedIssue, type LoadSummary } from './load-events.js';
 
 /**
  * `POST /v1/events`: a batch of events (a JSON array or NDJSON lines) for the
@@ -16,8 +16,13 @@ import { loadEventFile, type LoadSummary } from './load-events.js';
 export const MAX_EVENTS_PER_REQUEST = 10_000;
 export const MAX_REQUEST_BYTES = 16 * 1024 * 1024;
 
+/** Rows a check-only request lists of those it would quarantine (the counts cover all). */
+export const VALIDATION_ISSUES = 100;
+
 export interface ValidationResult extends LoadSummary {
   object: 'ingest_validation';
+  /** The first rows (by line) that would be quarantined, with their reason: which events to fix. */
+  quarantined_rows: CheckedIssue[];
 }
 
 /** One NDJSON line per event, as given (a non-object becomes a line the loader quarantines). */
@@ -56,8 +61,12 @@ export async function submitEvents(
   await writeFile(path, lines.join('\n') + '\n', { flush: true });
   if (validateOnly) {
     try {
-      const summary = await loadEventFile(deps, { runId: 'validate_only', path, format: 'ndjson', source: 'request', scopeAccountId: accountId }, { dryRun: true });
-      return { object: 'ingest_validation', ...summary };
+      const { issues, ...summary } = await loadEventFile(
+        deps,
+        { runId: 'validate_only', path, format: 'ndjson', source: 'request', scopeAccountId: accountId },
+        { dryRun: { issues: VALIDATION_ISSUES } },
+      );
+      return { object: 'ingest_validation', ...summary, quarantined_rows: issues ?? [] };
     } finally {
       await rm(path, { force: true });
     }

@@ -35,6 +35,13 @@ export interface LoadSummary {
   quarantined_by_reason: Partial<Record<QuarantineReason, number>>;
 }
 
+/** A row a check-only load would quarantine: its line (an event's place in a request batch, from 1), reason and text. */
+export interface CheckedIssue {
+  line_no: number;
+  reason: QuarantineReason;
+  raw: string | null;
+}
+
 const list = (values: readonly string[]) => values.map((v) => `'${v}'`).join(', ');
 const IS_IMPRESSION_OR_CLICK = `s.type IN ('impression', 'click')`;
 
@@ -156,14 +163,14 @@ export async function loadEventFile(
   options: {
     /** Runs inside each chunk's transaction, so bookkeeping commits with the data: the file's counts so far, and where it stands. */
     beforeCommit?: (tx: Queryable, summary: LoadSummary, progress: LoadProgress) => Promise<void>;
-    /** Check only: report what would happen, and store nothing. */
-    dryRun?: boolean;
+    /** Check only: report what would happen, with the first `issues` rows it would quarantine, and store nothing. */
+    dryRun?: { issues: number };
     /** Lines per chunk transaction (default INGEST_CHUNK_LINES). */
     chunkLines?: number;
     /** An earlier attempt committed the lines up to `linesDone`, with these counts: go on after them. */
     resume?: { linesDone: number; summary: LoadSummary };
   } = {},
-): Promise<LoadSummary> {
+): Promise<LoadSummary & { issues?: CheckedIssue[] }> {
   const nowUs = deps.clock.nowMs() * 1000;
   const tag = randomToken(8);
   const [stage, checked, skipped] = [`stage_${tag}`, `checked_${tag}`, `skipped_${tag}`];
@@ -205,7 +212,12 @@ export async function loadEventFile(
       mark('dedup');
       const lastLine = Number((await session.get(`SELECT coalesce(max(line_no), 0) AS n FROM ${checked}`))?.['n']);
       // A check only: the counts, and nothing is stored.
-      if (options.dryRun) return await summarize(session, checked, skipped, 0, lastLine);
+      if (options.dryRun !== undefined) {
+        const summary = await summarize(session, checked, skipped, 0, lastLine);
+        const rows = await session.all(`SELECT line_no, reason, raw FROM ${checked} WHERE reason IS NOT NULL ORDER BY line_no LIMIT $n`, { n: options.dryRun.issues });
+        const issues = rows.map((r) => ({ line_no: Number(r['line_no']), reason: z.enum(QUARANTINE_REASONS).parse(r['reason']), raw: r['raw'] === null ? null : String(r['raw']) }));
+        return { ...summary, issues };
+      }
       let summary = options.resume?.summary ?? emptySummary();
       let from = options.resume?.linesDone ?? 0;
       do {

@@ -65,9 +65,40 @@ describe('POST /v1/events', () => {
   it('validate_only reports without storing', async () => {
     const res = await postEvents(a.key, { events: [imp('v1', a.ad), imp('v2', b.ad)], validate_only: true });
     expect(res.statusCode).toBe(200);
-    expect(res.json()).toEqual({ object: 'ingest_validation', rows_read: 2, stored: 1, duplicates: 0, quarantined: 1, quarantined_by_reason: { unknown_ad: 1 } });
+    expect(res.json()).toEqual({
+      object: 'ingest_validation',
+      rows_read: 2,
+      stored: 1,
+      duplicates: 0,
+      quarantined: 1,
+      quarantined_by_reason: { unknown_ad: 1 },
+      quarantined_rows: [{ line_no: 2, reason: 'unknown_ad', raw: JSON.stringify(imp('v2', b.ad)) }],
+    });
     expect(await t.store.get("SELECT count(*) AS n FROM events WHERE event_id = 'v1'")).toEqual({ n: 0 });
     expect(await t.store.get("SELECT count(*) AS n FROM event_quarantine WHERE run_id = 'validate_only'")).toEqual({ n: 0 });
+  });
+
+  it('validate_only names the rows it would quarantine, the first 100 by position', async () => {
+    // Every seventh event lacks its ad, every eleventh (not seventh) is in the future; the rest are fine.
+    const events = Array.from({ length: 1000 }, (_, i) => {
+      if (i % 7 === 0) return { event_id: `q${i}`, type: 'click', timestamp: NOW - 60_000, user_id: 'u' };
+      if (i % 11 === 0) return imp(`q${i}`, a.ad, { timestamp: NOW + 3_600_000 });
+      return imp(`q${i}`, a.ad);
+    });
+    const expected = events.flatMap((e, i) => (i % 7 === 0 ? [{ line_no: i + 1, reason: 'missing_field', raw: JSON.stringify(e) }] : i % 11 === 0 ? [{ line_no: i + 1, reason: 'future_timestamp', raw: JSON.stringify(e) }] : []));
+    const res = await postEvents(a.key, { events, validate_only: true });
+    expect(res.statusCode, res.body).toBe(200);
+    const body = res.json();
+    expect(body).toMatchObject({ rows_read: 1000, quarantined: expected.length, stored: 1000 - expected.length });
+    expect(expected.length).toBeGreaterThan(100);
+    expect(body.quarantined_rows).toEqual(expected.slice(0, 100));
+    // NDJSON lines are numbered as sent, text that is not JSON included.
+    const ndjson = `${JSON.stringify(imp('w1', a.ad))}\n{broken\n${JSON.stringify(imp('w2', b.ad))}\n`;
+    const lines = await postEvents(a.key, ndjson, { 'content-type': 'application/x-ndjson' }, '?validate_only=true');
+    expect(lines.json().quarantined_rows).toEqual([
+      { line_no: 2, reason: 'invalid_json', raw: '{broken' },
+      { line_no: 3, reason: 'unknown_ad', raw: JSON.stringify(imp('w2', b.ad)) },
+    ]);
   });
 
   it.each([
