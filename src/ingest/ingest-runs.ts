@@ -235,6 +235,8 @@ export interface QuarantinedRow {
   source: string;
   line_no: number;
   reason: string;
+  /** What the broken rule says of the row; null for rows quarantined before 0015_quarantine_detail.sql. */
+  detail: string | null;
   raw: string | null;
 }
 
@@ -247,10 +249,13 @@ export async function listQuarantine(
 ): Promise<{ object: 'list'; data: QuarantinedRow[]; has_more: boolean }> {
   await getRun(deps, runId, accountId);
   const rows = await deps.store.all(
-    'SELECT source, line_no, reason, raw FROM event_quarantine WHERE run_id = $run AND line_no > $after ORDER BY line_no, source LIMIT $limit',
+    'SELECT source, line_no, reason, detail, raw FROM event_quarantine WHERE run_id = $run AND line_no > $after ORDER BY line_no, source LIMIT $limit',
     { run: runId, after: page.after_line ?? 0, limit: page.limit + 1 },
   );
-  const data = rows.slice(0, page.limit).map((r) => ({ source: String(r['source']), line_no: Number(r['line_no']), reason: String(r['reason']), raw: r['raw'] === null ? null : String(r['raw']) }));
+  const text = (v: unknown) => (v === null || v === undefined ? null : String(v));
+  const data = rows
+    .slice(0, page.limit)
+    .map((r) => ({ source: String(r['source']), line_no: Number(r['line_no']), reason: String(r['reason']), detail: text(r['detail']), raw: text(r['raw']) }));
   return { object: 'list', data, has_more: rows.length > page.limit };
 }
 

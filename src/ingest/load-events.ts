@@ -35,10 +35,11 @@ export interface LoadSummary {
   quarantined_by_reason: Partial<Record<QuarantineReason, number>>;
 }
 
-/** A row a check-only load would quarantine: its line (an event's place in a request batch, from 1), reason and text. */
+/** A row a check-only load would quarantine: its line (an event's place in a request batch, from 1), reason, what is wrong, and text. */
 export interface CheckedIssue {
   line_no: number;
   reason: QuarantineReason;
+  detail: string | null;
   raw: string | null;
 }
 
@@ -58,36 +59,52 @@ const tsUs = (col: string) => `CASE
     THEN epoch_us(TRY_CAST(${col} AS TIMESTAMPTZ))
 END`;
 
-/** The first rule a staged row breaks (EVENTS.md, Fields), or NULL when it keeps them all. */
-const REASON = `CASE
-  WHEN s.parse_error IS NOT NULL THEN s.parse_error
-  WHEN s.event_id IS NULL OR s.type IS NULL OR s.timestamp IS NULL THEN 'missing_field'
-  WHEN s.wrong_type THEN 'invalid_value'
-  WHEN length(s.event_id) > 128 THEN 'invalid_value'
-  WHEN s.type NOT IN (${list(EVENT_TYPES)}) THEN 'invalid_value'
-  WHEN s.ts_us IS NULL OR s.ts_us < ${MIN_EVENT_TIME_US} THEN 'invalid_value'
-  WHEN s.ts_us > $now_us + ${MAX_FUTURE_US} THEN 'future_timestamp'
-  WHEN ${IS_IMPRESSION_OR_CLICK} AND s.ad_id IS NULL THEN 'missing_field'
-  WHEN s.type IN ('click', 'conversion') AND s.user_id IS NULL THEN 'missing_field'
-  WHEN s.type = 'conversion' AND s.account IS NULL THEN 'missing_field'
-  WHEN s.type = 'conversion' AND s.event_name IS NULL THEN 'missing_field'
-  WHEN s.user_id IS NOT NULL AND length(s.user_id) NOT BETWEEN 1 AND 256 THEN 'invalid_value'
-  WHEN s.event_name IS NOT NULL AND length(s.event_name) NOT BETWEEN 1 AND 256 THEN 'invalid_value'
-  WHEN s.country IS NOT NULL AND NOT regexp_full_match(s.country, '[A-Z]{2}') THEN 'invalid_value'
-  WHEN s.device IS NOT NULL AND s.device NOT IN (${list(DEVICES)}) THEN 'invalid_value'
-  WHEN s.platform IS NOT NULL AND s.platform NOT IN (${list(PLATFORMS)}) THEN 'invalid_value'
-  WHEN (s.product_feed_id IS NULL) <> (s.product_item_id IS NULL) THEN 'invalid_value'
-  WHEN s.type = 'conversion' AND s.cost_micros IS NOT NULL THEN 'invalid_value'
-  WHEN s.cost IS NULL THEN 'invalid_value'
-  WHEN s.value IS NOT NULL AND (s.type <> 'conversion' OR s.amount IS NULL) THEN 'invalid_value'
-  WHEN s.currency IS NOT NULL AND s.value IS NULL THEN 'invalid_value'
-  WHEN s.value IS NOT NULL AND s.currency IS NULL THEN 'missing_field'
-  WHEN ${IS_IMPRESSION_OR_CLICK} AND (s.ad_account IS NULL OR ($scope IS NOT NULL AND s.ad_account <> $scope)) THEN 'unknown_ad'
-  WHEN ${IS_IMPRESSION_OR_CLICK} AND s.ad_account_id IS NOT NULL AND s.ad_account_id <> s.ad_account THEN 'account_mismatch'
-  WHEN s.type = 'conversion' AND $scope IS NOT NULL AND s.account <> $scope THEN 'account_mismatch'
-  WHEN s.account_currency IS NULL THEN 'unknown_account'
-  WHEN s.currency IS NOT NULL AND s.currency <> s.account_currency THEN 'currency_mismatch'
-END`;
+/**
+ * The rules a staged row must keep (EVENTS.md, Fields), in the order they are
+ * judged: the first one it breaks gives its reason, and what the rule says of
+ * the row (the quarantine's `detail`). Details are fixed text, never the row's.
+ */
+const RULES: readonly { when: string; reason: QuarantineReason; detail: string }[] = [
+  { when: 's.event_id IS NULL', reason: 'missing_field', detail: 'event_id is required' },
+  { when: 's.type IS NULL', reason: 'missing_field', detail: 'type is required' },
+  { when: 's.timestamp IS NULL', reason: 'missing_field', detail: 'timestamp is required' },
+  { when: 's.wrong_type', reason: 'invalid_value', detail: 'a field is an object, array or boolean; fields are strings or numbers' },
+  { when: 'length(s.event_id) > 128', reason: 'invalid_value', detail: 'event_id is longer than 128 characters' },
+  { when: `s.type NOT IN (${list(EVENT_TYPES)})`, reason: 'invalid_value', detail: `type must be one of ${EVENT_TYPES.join(', ')}` },
+  { when: 's.ts_us IS NULL', reason: 'invalid_value', detail: 'timestamp must be Unix milliseconds or ISO 8601 with an offset or Z' },
+  { when: `s.ts_us < ${MIN_EVENT_TIME_US}`, reason: 'invalid_value', detail: 'timestamp is before 2000-01-01T00:00:00Z' },
+  { when: `s.ts_us > $now_us + ${MAX_FUTURE_US}`, reason: 'future_timestamp', detail: 'timestamp is more than 10 minutes after the load' },
+  { when: `${IS_IMPRESSION_OR_CLICK} AND s.ad_id IS NULL`, reason: 'missing_field', detail: 'ad_id is required for impressions and clicks' },
+  { when: `s.type IN ('click', 'conversion') AND s.user_id IS NULL`, reason: 'missing_field', detail: 'user_id is required for clicks and conversions' },
+  { when: `s.type = 'conversion' AND s.account IS NULL`, reason: 'missing_field', detail: 'ad_account_id is required for conversions' },
+  { when: `s.type = 'conversion' AND s.event_name IS NULL`, reason: 'missing_field', detail: 'event_name is required for conversions' },
+  { when: 's.user_id IS NOT NULL AND length(s.user_id) NOT BETWEEN 1 AND 256', reason: 'invalid_value', detail: 'user_id must be 1 to 256 characters' },
+  { when: 's.event_name IS NOT NULL AND length(s.event_name) NOT BETWEEN 1 AND 256', reason: 'invalid_value', detail: 'event_name must be 1 to 256 characters' },
+  { when: `s.country IS NOT NULL AND NOT regexp_full_match(s.country, '[A-Z]{2}')`, reason: 'invalid_value', detail: 'country must be an upper-case ISO 3166-1 alpha-2 code' },
+  { when: `s.device IS NOT NULL AND s.device NOT IN (${list(DEVICES)})`, reason: 'invalid_value', detail: `device must be one of ${DEVICES.join(', ')}` },
+  { when: `s.platform IS NOT NULL AND s.platform NOT IN (${list(PLATFORMS)})`, reason: 'invalid_value', detail: `platform must be one of ${PLATFORMS.join(', ')}` },
+  { when: '(s.product_feed_id IS NULL) <> (s.product_item_id IS NULL)', reason: 'invalid_value', detail: 'product_feed_id and product_item_id go together' },
+  { when: `s.type = 'conversion' AND s.cost_micros IS NOT NULL`, reason: 'invalid_value', detail: 'cost_micros is not allowed on conversions' },
+  { when: 's.cost IS NULL', reason: 'invalid_value', detail: 'cost_micros must be an integer from 0' },
+  { when: `s.value IS NOT NULL AND s.type <> 'conversion'`, reason: 'invalid_value', detail: 'value is for conversions only' },
+  { when: 's.value IS NOT NULL AND s.amount IS NULL', reason: 'invalid_value', detail: 'value must be a decimal number from 0' },
+  { when: 's.currency IS NOT NULL AND s.value IS NULL', reason: 'invalid_value', detail: 'currency goes with a value' },
+  { when: 's.value IS NOT NULL AND s.currency IS NULL', reason: 'missing_field', detail: 'currency is required with a value' },
+  { when: `${IS_IMPRESSION_OR_CLICK} AND s.ad_account IS NULL`, reason: 'unknown_ad', detail: 'ad_id names no ad' },
+  { when: `${IS_IMPRESSION_OR_CLICK} AND $scope IS NOT NULL AND s.ad_account <> $scope`, reason: 'unknown_ad', detail: "ad_id names no ad of this run's account" },
+  { when: `${IS_IMPRESSION_OR_CLICK} AND s.ad_account_id IS NOT NULL AND s.ad_account_id <> s.ad_account`, reason: 'account_mismatch', detail: "ad_account_id is not the ad's account" },
+  { when: `s.type = 'conversion' AND $scope IS NOT NULL AND s.account <> $scope`, reason: 'account_mismatch', detail: "ad_account_id is not this run's account" },
+  { when: 's.account_currency IS NULL', reason: 'unknown_account', detail: 'ad_account_id names no ad account' },
+  { when: 's.currency IS NOT NULL AND s.currency <> s.account_currency', reason: 'currency_mismatch', detail: "currency is not the account's currency" },
+];
+
+/** A CASE over a staged row `s`: per rule, `pick` of it for the first rule the row breaks (a line that is no JSON object: `parsed`), else NULL. */
+const judge = (parsed: string, pick: (rule: (typeof RULES)[number]) => string) =>
+  `CASE\n  WHEN s.parse_error IS NOT NULL THEN ${parsed}\n${RULES.map((r) => `  WHEN ${r.when} THEN ${pick(r)}`).join('\n')}\nEND`;
+/** The first rule a staged row breaks, or NULL when it keeps them all. */
+const REASON = judge('s.parse_error', (r) => `'${r.reason}'`);
+/** What that rule says of the row (only worked out for quarantined rows). */
+const DETAIL = judge(`'the line is not a JSON object'`, (r) => `'${r.detail.replaceAll("'", "''")}'`);
 
 /** Phase times on stderr with ADSVC_INGEST_TRACE=1. */
 function tracer(label: string): (phase: string) => void {
@@ -142,12 +159,13 @@ const checkedSql = (rows: string, integers: readonly string[]) => `
   ), judged AS (
     SELECT s.*, ${REASON} AS reason FROM owned s
   )
-  -- Only a quarantined row keeps its text (the line, or its fields as JSON); only a valid one its typed fields.
+  -- Only a quarantined row keeps its text (the line, or its fields as JSON) and what is wrong with it; only a valid one its typed fields.
   SELECT line_no, reason, CASE WHEN reason IS NOT NULL THEN coalesce(raw, to_json({${EVENT_FIELDS.map((f) => `'${f}': "${f}"::VARCHAR`).join(', ')}})::VARCHAR) END AS raw,
+    CASE WHEN reason IS NOT NULL THEN ${DETAIL} END AS detail,
     account, event_id, ${asEnum('type', 'event_type')}, ts_us, ad_id, user_id,
     ${asEnum('country', 'country_code')}, ${asEnum('device', 'event_device')}, ${asEnum('platform', 'event_platform')},
     product_feed_id, product_item_id, cost, event_name, amount, currency
-  FROM judged`;
+  FROM judged s`;
 
 /** Where a file's load stands after a committed chunk. */
 export interface LoadProgress {
@@ -214,8 +232,9 @@ export async function loadEventFile(
       // A check only: the counts, and nothing is stored.
       if (options.dryRun !== undefined) {
         const summary = await summarize(session, checked, skipped, 0, lastLine);
-        const rows = await session.all(`SELECT line_no, reason, raw FROM ${checked} WHERE reason IS NOT NULL ORDER BY line_no LIMIT $n`, { n: options.dryRun.issues });
-        const issues = rows.map((r) => ({ line_no: Number(r['line_no']), reason: z.enum(QUARANTINE_REASONS).parse(r['reason']), raw: r['raw'] === null ? null : String(r['raw']) }));
+        const rows = await session.all(`SELECT line_no, reason, detail, raw FROM ${checked} WHERE reason IS NOT NULL ORDER BY line_no LIMIT $n`, { n: options.dryRun.issues });
+        const text = (v: unknown) => (v === null || v === undefined ? null : String(v));
+        const issues = rows.map((r) => ({ line_no: Number(r['line_no']), reason: z.enum(QUARANTINE_REASONS).parse(r['reason']), detail: text(r['detail']), raw: text(r['raw']) }));
         return { ...summary, issues };
       }
       let summary = options.resume?.summary ?? emptySummary();
@@ -326,7 +345,8 @@ async function loadChunk(
     c.mark('stage attribution');
     await session.transaction(async (tx) => {
       await tx.run(
-        `INSERT INTO event_quarantine SELECT $run, $source, line_no, reason, raw, $now_us FROM ${c.checked} c WHERE reason IS NOT NULL AND ${lines}`,
+        `INSERT INTO event_quarantine (run_id, source, line_no, reason, raw, quarantined_at_us, detail)
+         SELECT $run, $source, line_no, reason, raw, $now_us, detail FROM ${c.checked} c WHERE reason IS NOT NULL AND ${lines}`,
         { run: c.req.runId, source: c.req.source, now_us: c.nowUs },
       );
       c.mark('quarantine');

@@ -132,7 +132,8 @@ export const csvShifts = (tag: string) => `CREATE TEMP TABLE shift_${tag} AS
   FROM range(0, $records // ${SHIFT_BLOCK} + 2) r(b) LEFT JOIN per p USING (b)`;
 
 /** The rejected rows as checked rows, one per row the reader numbered (`line_no`: its number, the line itself when every row is one line). */
-export const csvMalformed = (tag: string) => `SELECT line AS line_no, 'malformed_row' AS reason, any_value(csv_line) AS raw FROM rej_${tag} GROUP BY line`;
+export const csvMalformed = (tag: string) =>
+  `SELECT line AS line_no, 'malformed_row' AS reason, any_value(csv_line) AS raw, 'the CSV reader: ' || min(error_message) AS detail FROM rej_${tag} GROUP BY line`;
 
 /**
  * CSV in general: DuckDB's sniffer is not used, since it may take a malformed
@@ -158,7 +159,7 @@ export const csvRenumbered = (checked: string, tag: string): string => `
   )
   SELECT g.line_no, c.* EXCLUDE (line_no) FROM ${checked} c JOIN good g ON g.k1 = c.line_no
   UNION ALL BY NAME
-  SELECT s.line_no, m.reason, m.raw FROM (${csvMalformed(tag)}) m JOIN starts s ON s.n = m.line_no`;
+  SELECT s.line_no, m.reason, m.raw, m.detail FROM (${csvMalformed(tag)}) m JOIN starts s ON s.n = m.line_no`;
 
 /**
  * Contract fields a Parquet file may hold as integers. They are read as

@@ -72,7 +72,7 @@ describe('POST /v1/events', () => {
       duplicates: 0,
       quarantined: 1,
       quarantined_by_reason: { unknown_ad: 1 },
-      quarantined_rows: [{ line_no: 2, reason: 'unknown_ad', raw: JSON.stringify(imp('v2', b.ad)) }],
+      quarantined_rows: [{ line_no: 2, reason: 'unknown_ad', detail: "ad_id names no ad of this run's account", raw: JSON.stringify(imp('v2', b.ad)) }],
     });
     expect(await t.store.get("SELECT count(*) AS n FROM events WHERE event_id = 'v1'")).toEqual({ n: 0 });
     expect(await t.store.get("SELECT count(*) AS n FROM event_quarantine WHERE run_id = 'validate_only'")).toEqual({ n: 0 });
@@ -85,7 +85,10 @@ describe('POST /v1/events', () => {
       if (i % 11 === 0) return imp(`q${i}`, a.ad, { timestamp: NOW + 3_600_000 });
       return imp(`q${i}`, a.ad);
     });
-    const expected = events.flatMap((e, i) => (i % 7 === 0 ? [{ line_no: i + 1, reason: 'missing_field', raw: JSON.stringify(e) }] : i % 11 === 0 ? [{ line_no: i + 1, reason: 'future_timestamp', raw: JSON.stringify(e) }] : []));
+    const issue = (i: number, reason: string, detail: string) => [{ line_no: i + 1, reason, detail, raw: JSON.stringify(events[i]) }];
+    const expected = events.flatMap((_, i) =>
+      i % 7 === 0 ? issue(i, 'missing_field', 'ad_id is required for impressions and clicks') : i % 11 === 0 ? issue(i, 'future_timestamp', 'timestamp is more than 10 minutes after the load') : [],
+    );
     const res = await postEvents(a.key, { events, validate_only: true });
     expect(res.statusCode, res.body).toBe(200);
     const body = res.json();
@@ -96,8 +99,8 @@ describe('POST /v1/events', () => {
     const ndjson = `${JSON.stringify(imp('w1', a.ad))}\n{broken\n${JSON.stringify(imp('w2', b.ad))}\n`;
     const lines = await postEvents(a.key, ndjson, { 'content-type': 'application/x-ndjson' }, '?validate_only=true');
     expect(lines.json().quarantined_rows).toEqual([
-      { line_no: 2, reason: 'invalid_json', raw: '{broken' },
-      { line_no: 3, reason: 'unknown_ad', raw: JSON.stringify(imp('w2', b.ad)) },
+      { line_no: 2, reason: 'invalid_json', detail: 'the line is not a JSON object', raw: '{broken' },
+      { line_no: 3, reason: 'unknown_ad', detail: "ad_id names no ad of this run's account", raw: JSON.stringify(imp('w2', b.ad)) },
     ]);
   });
 

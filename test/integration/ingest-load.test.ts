@@ -71,28 +71,33 @@ function generate(seed: number, n: number): Ev[] {
   return out;
 }
 
-const BAD: [string, Ev | string][] = [
-  ['invalid_json', '{"event_id": "x1", "type": '],
-  ['missing_field', { type: 'impression', timestamp: NOW, ad_id: 'AD' }],
-  ['missing_field', { event_id: 'b2', type: 'click', timestamp: NOW, ad_id: 'AD' }],
-  ['invalid_value', { event_id: 'b3', type: 'view', timestamp: NOW, ad_id: 'AD' }],
-  ['invalid_value', { event_id: 'b4', type: 'impression', timestamp: '2026-11-22T10:00:00', ad_id: 'AD' }],
-  ['invalid_value', { event_id: 'b5', type: 'impression', timestamp: NOW, ad_id: 'AD', cost_micros: -5 }],
-  ['invalid_value', { event_id: 'b6', type: 'impression', timestamp: NOW, ad_id: 'AD', country: 'usa' }],
-  ['invalid_value', { event_id: 'b7', type: 'impression', timestamp: NOW, ad_id: 'AD', product_feed_id: 'f' }],
-  ['invalid_value', { event_id: 'b8', type: 'impression', timestamp: '1999-12-31T23:59:59Z', ad_id: 'AD' }],
-  ['future_timestamp', { event_id: 'b9', type: 'impression', timestamp: NOW + 11 * 60_000, ad_id: 'AD' }],
-  ['unknown_ad', { event_id: 'b10', type: 'impression', timestamp: NOW, ad_id: 'ad_nope' }],
-  ['account_mismatch', { event_id: 'b11', type: 'impression', timestamp: NOW, ad_id: 'AD', ad_account_id: 'OTHER' }],
-  ['currency_mismatch', { event_id: 'b12', type: 'conversion', timestamp: NOW, user_id: 'u', ad_account_id: 'ACCT', event_name: 'order_created', value: '1', currency: 'EUR' }],
-  ['unknown_account', { event_id: 'b13', type: 'conversion', timestamp: NOW, user_id: 'u', ad_account_id: 'adacct_nope', event_name: 'x' }],
-  ['invalid_value', { event_id: 'b14', type: 'conversion', timestamp: NOW, user_id: 'u', ad_account_id: 'ACCT', event_name: 'x', cost_micros: 5 }],
-  ['missing_field', { event_id: 'b15', type: 'conversion', timestamp: NOW, user_id: 'u', ad_account_id: 'ACCT', event_name: 'x', value: '3' }],
+/** Each bad kind: its reason, what the quarantine says of it, and the row. */
+const BAD: [string, string, Ev | string][] = [
+  ['invalid_json', 'the line is not a JSON object', '{"event_id": "x1", "type": '],
+  ['missing_field', 'event_id is required', { type: 'impression', timestamp: NOW, ad_id: 'AD' }],
+  ['missing_field', 'user_id is required for clicks and conversions', { event_id: 'b2', type: 'click', timestamp: NOW, ad_id: 'AD' }],
+  ['invalid_value', 'type must be one of impression, click, conversion', { event_id: 'b3', type: 'view', timestamp: NOW, ad_id: 'AD' }],
+  ['invalid_value', 'timestamp must be Unix milliseconds or ISO 8601 with an offset or Z', { event_id: 'b4', type: 'impression', timestamp: '2026-11-22T10:00:00', ad_id: 'AD' }],
+  ['invalid_value', 'cost_micros must be an integer from 0', { event_id: 'b5', type: 'impression', timestamp: NOW, ad_id: 'AD', cost_micros: -5 }],
+  ['invalid_value', 'country must be an upper-case ISO 3166-1 alpha-2 code', { event_id: 'b6', type: 'impression', timestamp: NOW, ad_id: 'AD', country: 'usa' }],
+  ['invalid_value', 'product_feed_id and product_item_id go together', { event_id: 'b7', type: 'impression', timestamp: NOW, ad_id: 'AD', product_feed_id: 'f' }],
+  ['invalid_value', 'timestamp is before 2000-01-01T00:00:00Z', { event_id: 'b8', type: 'impression', timestamp: '1999-12-31T23:59:59Z', ad_id: 'AD' }],
+  ['future_timestamp', 'timestamp is more than 10 minutes after the load', { event_id: 'b9', type: 'impression', timestamp: NOW + 11 * 60_000, ad_id: 'AD' }],
+  ['unknown_ad', 'ad_id names no ad', { event_id: 'b10', type: 'impression', timestamp: NOW, ad_id: 'ad_nope' }],
+  ['account_mismatch', "ad_account_id is not the ad's account", { event_id: 'b11', type: 'impression', timestamp: NOW, ad_id: 'AD', ad_account_id: 'OTHER' }],
+  [
+    'currency_mismatch',
+    "currency is not the account's currency",
+    { event_id: 'b12', type: 'conversion', timestamp: NOW, user_id: 'u', ad_account_id: 'ACCT', event_name: 'order_created', value: '1', currency: 'EUR' },
+  ],
+  ['unknown_account', 'ad_account_id names no ad account', { event_id: 'b13', type: 'conversion', timestamp: NOW, user_id: 'u', ad_account_id: 'adacct_nope', event_name: 'x' }],
+  ['invalid_value', 'cost_micros is not allowed on conversions', { event_id: 'b14', type: 'conversion', timestamp: NOW, user_id: 'u', ad_account_id: 'ACCT', event_name: 'x', cost_micros: 5 }],
+  ['missing_field', 'currency is required with a value', { event_id: 'b15', type: 'conversion', timestamp: NOW, user_id: 'u', ad_account_id: 'ACCT', event_name: 'x', value: '3' }],
 ];
 
 function badRows(): (Ev | string)[] {
   const a = accts[0] as Acct;
-  return BAD.map(([, row]) =>
+  return BAD.map(([, , row]) =>
     typeof row === 'string' ? row : Object.fromEntries(Object.entries(row).map(([k, v]) => [k, v === 'AD' ? a.ads[0] : v === 'ACCT' ? a.id : v === 'OTHER' ? (accts[1] as Acct).id : v])),
   );
 }
@@ -134,8 +139,8 @@ describe('loading an NDJSON file', () => {
     const expectedReasons: Record<string, number> = {};
     for (const [reason] of BAD) expectedReasons[reason] = (expectedReasons[reason] ?? 0) + 1;
     expect(summary).toEqual({ rows_read: rows.length, stored: good.length, duplicates: 2, quarantined: BAD.length, quarantined_by_reason: expectedReasons });
-    const q = await t.store.all("SELECT line_no, reason FROM event_quarantine WHERE run_id = 'run_test' ORDER BY line_no");
-    expect(q).toEqual(BAD.map(([reason], i) => ({ line_no: 101 + i, reason })));
+    const q = await t.store.all("SELECT line_no, reason, detail FROM event_quarantine WHERE run_id = 'run_test' ORDER BY line_no");
+    expect(q).toEqual(BAD.map(([reason, detail], i) => ({ line_no: 101 + i, reason, detail })));
     expect(await storedSpend()).toEqual(expectedSpend(good));
     const again = await load(path);
     expect(again).toMatchObject({ stored: 0, duplicates: good.length + 2 });
@@ -280,10 +285,11 @@ describe('malformed CSV rows', () => {
     writeFileSync(path, ['event_id,type,timestamp,ad_id,cost_micros', ok('m1'), 'm2,impression,too,many,fields,here', ok('m3'), `m4,impression,${NOW},ad_nope,1`, ok('m5')].join('\n') + '\n');
     const summary = await load(path, { format: 'csv', runId: 'run_malformed' });
     expect(summary).toMatchObject({ rows_read: 5, stored: 3, quarantined: 2, quarantined_by_reason: { malformed_row: 1, unknown_ad: 1 } });
-    const q = await t.store.all("SELECT line_no, reason FROM event_quarantine WHERE run_id = 'run_malformed' ORDER BY line_no");
+    const q = await t.store.all("SELECT line_no, reason, detail FROM event_quarantine WHERE run_id = 'run_malformed' ORDER BY line_no");
     expect(q).toEqual([
-      { line_no: 3, reason: 'malformed_row' },
-      { line_no: 5, reason: 'unknown_ad' },
+      // The reader's own words on the row.
+      { line_no: 3, reason: 'malformed_row', detail: 'the CSV reader: Expected Number of Columns: 5 Found: 6' },
+      { line_no: 5, reason: 'unknown_ad', detail: 'ad_id names no ad' },
     ]);
   });
 
