@@ -7,7 +7,7 @@ import { newId } from '../ids.js';
 import type { Row, Store } from '../store/store.js';
 import { recordReachedSpendLimits, recordRunCompleted } from '../domain/webhooks/webhook-outbox.js';
 import { formatOf, QUARANTINE_REASONS, type EventFileFormat } from './event-contract.js';
-import { loadEventFile, type LoadSummary } from './load-events.js';
+import { issueOf, loadEventFile, type CheckedIssue, type LoadSummary } from './load-events.js';
 
 /**
  * Ingest runs (issue: event pipeline, item 1): a run names files, each loaded
@@ -231,13 +231,9 @@ export async function getRun(deps: Pick<Deps, 'store'>, runId: string, accountId
   };
 }
 
-export interface QuarantinedRow {
+/** A stored quarantined row; `detail` is null for rows quarantined before 0015_quarantine_detail.sql. */
+export interface QuarantinedRow extends CheckedIssue {
   source: string;
-  line_no: number;
-  reason: string;
-  /** What the broken rule says of the row; null for rows quarantined before 0015_quarantine_detail.sql. */
-  detail: string | null;
-  raw: string | null;
 }
 
 /** The quarantined rows of a run in line order, `limit` from after a line of a source. */
@@ -252,10 +248,7 @@ export async function listQuarantine(
     'SELECT source, line_no, reason, detail, raw FROM event_quarantine WHERE run_id = $run AND line_no > $after ORDER BY line_no, source LIMIT $limit',
     { run: runId, after: page.after_line ?? 0, limit: page.limit + 1 },
   );
-  const text = (v: unknown) => (v === null || v === undefined ? null : String(v));
-  const data = rows
-    .slice(0, page.limit)
-    .map((r) => ({ source: String(r['source']), line_no: Number(r['line_no']), reason: String(r['reason']), detail: text(r['detail']), raw: text(r['raw']) }));
+  const data = rows.slice(0, page.limit).map((r) => ({ source: String(r['source']), ...issueOf(r) }));
   return { object: 'list', data, has_more: rows.length > page.limit };
 }
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import type { Clock } from '../clock.js';
 import { randomToken } from '../ids.js';
-import type { Queryable, Store, WriterSession } from '../store/store.js';
+import type { Queryable, Row, Store, WriterSession } from '../store/store.js';
 import { DEVICES, EVENT_FIELDS, INGEST_CHUNK_LINES, EVENT_TYPES, MAX_FUTURE_US, MIN_EVENT_TIME_US, PLATFORMS, QUARANTINE_REASONS, typeSql, type EventFileFormat, type QuarantineReason } from './event-contract.js';
 import { attributionTables, refreshAttribution, stageAttribution } from './attribution.js';
 import { calendarTables, insertCalendarRollups, stageCalendarRollups } from './calendar-rollups.js';
@@ -42,6 +42,16 @@ export interface CheckedIssue {
   detail: string | null;
   raw: string | null;
 }
+
+const textOrNull = (v: unknown): string | null => (v === null || v === undefined ? null : String(v));
+
+/** A quarantined row as read back (a checked row, or one of `event_quarantine`): line, reason, detail and text. */
+export const issueOf = (r: Row): CheckedIssue => ({
+  line_no: Number(r['line_no']),
+  reason: z.enum(QUARANTINE_REASONS).parse(r['reason']),
+  detail: textOrNull(r['detail']),
+  raw: textOrNull(r['raw']),
+});
 
 const list = (values: readonly string[]) => values.map((v) => `'${v}'`).join(', ');
 const IS_IMPRESSION_OR_CLICK = `s.type IN ('impression', 'click')`;
@@ -233,9 +243,7 @@ export async function loadEventFile(
       if (options.dryRun !== undefined) {
         const summary = await summarize(session, checked, skipped, 0, lastLine);
         const rows = await session.all(`SELECT line_no, reason, detail, raw FROM ${checked} WHERE reason IS NOT NULL ORDER BY line_no LIMIT $n`, { n: options.dryRun.issues });
-        const text = (v: unknown) => (v === null || v === undefined ? null : String(v));
-        const issues = rows.map((r) => ({ line_no: Number(r['line_no']), reason: z.enum(QUARANTINE_REASONS).parse(r['reason']), detail: text(r['detail']), raw: text(r['raw']) }));
-        return { ...summary, issues };
+        return { ...summary, issues: rows.map(issueOf) };
       }
       let summary = options.resume?.summary ?? emptySummary();
       let from = options.resume?.linesDone ?? 0;
