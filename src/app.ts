@@ -115,7 +115,7 @@ export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise
       adGroupRoutes(v1, deps);
       adRoutes(v1, deps);
       spendLimitRoutes(v1, deps);
-      eventRoutes(v1, deps);
+      await eventRoutes(v1, deps);
       insightsRoutes(v1, deps);
       conversionInsightsRoutes(v1, deps);
       webhookRoutes(v1, deps);

@@ -62,6 +62,16 @@ describe('POST /v1/events', () => {
     expect((await t.app.inject({ url: `/v1/ingest_runs/${res.json().id}`, headers: bearer(a.key) })).json()).toMatchObject({ stored: 2, quarantined: 1 });
   });
 
+  it('answers 415 for other body types, naming both it takes; NDJSON is for this endpoint only', async () => {
+    const csv = await postEvents(a.key, 'event_id,type\nx,impression\n', { 'content-type': 'text/csv' });
+    expect(csv.statusCode, csv.body).toBe(415);
+    expect(csv.json().error).toMatchObject({ code: 'unsupported_media_type', message: 'Unsupported Content-Type text/csv; this endpoint takes application/json or application/x-ndjson.' });
+    // Elsewhere an NDJSON body is refused as a type, not read as a string that then fails as "expected object".
+    const other = await t.app.inject({ method: 'POST', url: '/v1/campaigns', headers: { ...bearer(a.key), 'content-type': 'application/x-ndjson' }, payload: '{"name":"x"}\n' });
+    expect(other.statusCode, other.body).toBe(415);
+    expect(other.json().error).toMatchObject({ code: 'unsupported_media_type', message: 'Unsupported Content-Type application/x-ndjson; this endpoint takes application/json.' });
+  });
+
   it('validate_only reports without storing', async () => {
     const res = await postEvents(a.key, { events: [imp('v1', a.ad), imp('v2', b.ad)], validate_only: true });
     expect(res.statusCode).toBe(200);

@@ -84,6 +84,8 @@ describe('error envelope', () => {
   it('an unsupported content type is 415', async () => {
     const res = await t.app.inject({ method: 'POST', url: '/v1/test/things', headers: { ...bearer(key), 'content-type': 'application/xml' }, payload: '<a/>' });
     await expectError(res, 415, 'invalid_request_error', 'unsupported_media_type');
+    // The message names what was sent and what the endpoint takes.
+    expect(res.json().error.message).toBe('Unsupported Content-Type application/xml; this endpoint takes application/json.');
   });
 
   it('a body over the limit is 413', async () => {

@@ -2,12 +2,12 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { ApiError, toApiError } from '../../errors/api-error.js';
 
 /** Maps Fastify's own transport errors onto the closed code list. */
-function fromFastifyError(err: FastifyError): ApiError | undefined {
+function fromFastifyError(err: FastifyError, request: FastifyRequest): ApiError | undefined {
   switch (err.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new ApiError('request_too_large', 'The request body is larger than this endpoint accepts.');
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return new ApiError('unsupported_media_type', `Unsupported Content-Type. Send application/json.`);
+      return new ApiError('unsupported_media_type', `Unsupported Content-Type ${request.headers['content-type'] ?? '(none)'}; this endpoint takes application/json.`);
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
       return new ApiError('invalid_value', 'The Content-Length header does not match the body.');
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
@@ -21,7 +21,7 @@ function fromFastifyError(err: FastifyError): ApiError | undefined {
 }
 
 export function sendError(request: FastifyRequest, reply: FastifyReply, err: unknown): FastifyReply {
-  const api = err instanceof ApiError ? err : (fromFastifyError(err as FastifyError) ?? toApiError(err));
+  const api = err instanceof ApiError ? err : (fromFastifyError(err as FastifyError, request) ?? toApiError(err));
   if (api.status >= 500) {
     // Details stay in the log; the client gets the generic message and the request id.
     request.log.error({ err: api.cause ?? api, reqId: request.id }, 'request failed');

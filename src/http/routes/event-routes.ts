@@ -10,9 +10,19 @@ import { route } from '../route.js';
 const IdParams = z.object({ id: pathId });
 const queryBool = z.enum(['true', 'false']).transform((s) => s === 'true');
 
-export function eventRoutes(app: FastifyInstance, deps: AppDeps): void {
+/** POST /events, GET /ingest_runs/{id} and its quarantine (issue 5). */
+export async function eventRoutes(app: FastifyInstance, deps: AppDeps): Promise<void> {
+  // Its own scope, so only these routes read NDJSON: elsewhere it is a 415, not a string body that fails as "expected object".
+  await app.register(async (events) => scopedEventRoutes(events, deps));
+}
+
+function scopedEventRoutes(app: FastifyInstance, deps: AppDeps): void {
   // NDJSON bodies arrive as text; JSON bodies go through the shared JSON parser.
   app.addContentTypeParser(/^application\/(x-)?ndjson$/i, { parseAs: 'string', bodyLimit: MAX_REQUEST_BYTES }, (_req, body, done) => done(null, body));
+  // Any other body type: say what POST /events takes (the shared 415 names JSON only).
+  app.addContentTypeParser('*', (request, _payload, done) => {
+    done(new ApiError('unsupported_media_type', `Unsupported Content-Type ${request.headers['content-type'] ?? '(none)'}; this endpoint takes application/json or application/x-ndjson.`), undefined);
+  });
   route(app, {
     method: 'POST',
     url: '/events',
