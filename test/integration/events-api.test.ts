@@ -56,7 +56,7 @@ describe('POST /v1/events', () => {
 
   it('takes NDJSON bodies', async () => {
     const body = [imp('n1', a.ad), imp('n2', a.ad)].map((e) => JSON.stringify(e)).join('\n') + '\n{broken\n';
-    const res = await postEvents(a.key, body, { 'content-type': 'application/x-ndjson' });
+    const res = await postEvents(a.key, body, { 'content-type': 'application/x-ndjson; charset=utf-8' });
     expect(res.statusCode, res.body).toBe(202);
     await processRun(t, res.json().id);
     expect((await t.app.inject({ url: `/v1/ingest_runs/${res.json().id}`, headers: bearer(a.key) })).json()).toMatchObject({ stored: 2, quarantined: 1 });

@@ -88,6 +88,18 @@ describe('error envelope', () => {
     expect(res.json().error.message).toBe('Unsupported Content-Type application/xml; this endpoint takes application/json.');
   });
 
+  it.each(['application/json; charset=utf-8', 'application/json;charset=UTF-8', 'application/json; charset="utf8"', 'Application/JSON'])('a JSON body sent as %s is read', async (type) => {
+    const res = await t.app.inject({ method: 'POST', url: '/v1/test/things', headers: { ...bearer(key), 'content-type': type }, payload: '{"name": "abc", "budget": {"micros": 1000000}}' });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json()).toEqual({ name: 'abc', budget: { micros: 1_000_000 } });
+  });
+
+  it('a JSON body in another charset is 415', async () => {
+    const res = await t.app.inject({ method: 'POST', url: '/v1/test/things', headers: { ...bearer(key), 'content-type': 'application/json; charset=iso-8859-1' }, payload: '{"name": "abc"}' });
+    await expectError(res, 415, 'invalid_request_error', 'unsupported_media_type');
+    expect(res.json().error.message).toBe('Unsupported charset iso-8859-1; send the body as UTF-8.');
+  });
+
   it('a body over the limit is 413', async () => {
     const res = await t.app.inject({
       method: 'POST',

@@ -5,6 +5,7 @@ import { ApiError } from '../../errors/api-error.js';
 import { batchLines, MAX_REQUEST_BYTES, submitEvents } from '../../ingest/event-requests.js';
 import { getRun, listQuarantine } from '../../ingest/ingest-runs.js';
 import { pathId, queryInt } from '../params.js';
+import { mediaTypePattern, utf8Body } from '../plugins/json-body.js';
 import { route } from '../route.js';
 
 const IdParams = z.object({ id: pathId });
@@ -18,7 +19,11 @@ export async function eventRoutes(app: FastifyInstance, deps: AppDeps): Promise<
 
 function scopedEventRoutes(app: FastifyInstance, deps: AppDeps): void {
   // NDJSON bodies arrive as text; JSON bodies go through the shared JSON parser.
-  app.addContentTypeParser(/^application\/(x-)?ndjson$/i, { parseAs: 'string', bodyLimit: MAX_REQUEST_BYTES }, (_req, body, done) => done(null, body));
+  app.addContentTypeParser(mediaTypePattern('application/(x-)?ndjson'), { parseAs: 'string', bodyLimit: MAX_REQUEST_BYTES }, (request, body, done) => {
+    const charset = utf8Body(request);
+    if (charset !== null) done(charset, undefined);
+    else done(null, body);
+  });
   // Any other body type: say what POST /events takes (the shared 415 names JSON only).
   app.addContentTypeParser('*', (request, _payload, done) => {
     done(new ApiError('unsupported_media_type', `Unsupported Content-Type ${request.headers['content-type'] ?? '(none)'}; this endpoint takes application/json or application/x-ndjson.`), undefined);
