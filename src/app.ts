@@ -9,7 +9,7 @@ import type { IngestScheduler } from './ingest/ingest-runs.js';
 import { ID_PREFIX, newId } from './ids.js';
 import { installAuth } from './http/plugins/auth.js';
 import { installErrorHandling, sendError } from './http/plugins/error-handler.js';
-import { installJsonBody } from './http/plugins/json-body.js';
+import { installBodyEncodings, installJsonBody } from './http/plugins/json-body.js';
 import { installOverloadShedding } from './http/plugins/overload.js';
 import { installRateLimits } from './http/plugins/rate-limit.js';
 import { RateLimiter } from './domain/rate-limits/rate-limiter.js';
@@ -91,6 +91,7 @@ export async function buildApp(deps: AppDeps, options: AppOptions = {}): Promise
   });
   installErrorHandling(app);
   installJsonBody(app);
+  installBodyEncodings(app);
   // Rate limits before overload shedding, so a 503 carries the rate-limit headers too (spec: Limits).
   const silent = { info: () => undefined, warn: () => undefined, error: () => undefined };
   const limiter = deps.rateLimiter ?? new RateLimiter(null, deps.config.rateLimits, deps.clock, options.logger ?? silent);

@@ -1,3 +1,4 @@
+import { gzipSync } from 'node:zlib';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startJobSystem, type JobSystem } from '../../jobs/job-system.js';
 import { ManualClock } from '../../src/clock.js';
@@ -70,6 +71,18 @@ describe('POST /v1/events', () => {
     const other = await t.app.inject({ method: 'POST', url: '/v1/campaigns', headers: { ...bearer(a.key), 'content-type': 'application/x-ndjson' }, payload: '{"name":"x"}\n' });
     expect(other.statusCode, other.body).toBe(415);
     expect(other.json().error).toMatchObject({ code: 'unsupported_media_type', message: 'Unsupported Content-Type application/x-ndjson; this endpoint takes application/json.' });
+  });
+
+  it('takes a gzipped batch, as JSON or NDJSON', async () => {
+    const json = await postEvents(a.key, gzipSync(JSON.stringify({ events: [imp('z1', a.ad), imp('z2', a.ad)] })), { 'content-type': 'application/json', 'content-encoding': 'gzip' });
+    const lines = await postEvents(a.key, gzipSync([imp('z3', a.ad), imp('z1', a.ad)].map((e) => JSON.stringify(e)).join('\n')), {
+      'content-type': 'application/x-ndjson',
+      'content-encoding': 'gzip',
+    });
+    for (const res of [json, lines]) expect(res.statusCode, res.body).toBe(202);
+    for (const res of [json, lines]) await processRun(t, res.json().id);
+    expect((await t.app.inject({ url: `/v1/ingest_runs/${json.json().id}`, headers: bearer(a.key) })).json()).toMatchObject({ rows_read: 2, stored: 2 });
+    expect((await t.app.inject({ url: `/v1/ingest_runs/${lines.json().id}`, headers: bearer(a.key) })).json()).toMatchObject({ rows_read: 2, stored: 1, duplicates: 1 });
   });
 
   it('validate_only reports without storing', async () => {

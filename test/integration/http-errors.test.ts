@@ -1,3 +1,4 @@
+import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -98,6 +99,32 @@ describe('error envelope', () => {
     const res = await t.app.inject({ method: 'POST', url: '/v1/test/things', headers: { ...bearer(key), 'content-type': 'application/json; charset=iso-8859-1' }, payload: '{"name": "abc"}' });
     await expectError(res, 415, 'invalid_request_error', 'unsupported_media_type');
     expect(res.json().error.message).toBe('Unsupported charset iso-8859-1; send the body as UTF-8.');
+  });
+
+  it.each([
+    ['gzip', gzipSync],
+    ['deflate', deflateSync],
+    ['br', brotliCompressSync],
+  ] as const)('a body sent with content-encoding %s is decoded', async (encoding, encode) => {
+    const payload = encode(Buffer.from('{"name": "abc", "budget": {"micros": 1000000}}'));
+    const res = await t.app.inject({ method: 'POST', url: '/v1/test/things', headers: { ...bearer(key), 'content-type': 'application/json', 'content-encoding': encoding }, payload });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json()).toEqual({ name: 'abc', budget: { micros: 1_000_000 } });
+  });
+
+  it('a body that does not decode is 400, an unknown encoding 415, and the limit counts decoded bytes', async () => {
+    const post = (encoding: string, payload: Buffer) =>
+      t.app.inject({ method: 'POST', url: '/v1/test/things', headers: { ...bearer(key), 'content-type': 'application/json', 'content-encoding': encoding }, payload });
+    const broken = await post('gzip', Buffer.from('{"name": "abc"}'));
+    await expectError(broken, 400, 'invalid_request_error', 'invalid_value');
+    expect(broken.json().error.message).toMatch(/^The request body is not valid gzip/);
+    const zstd = await post('zstd', Buffer.from('{}'));
+    await expectError(zstd, 415, 'invalid_request_error', 'unsupported_media_type');
+    expect(zstd.json().error.message).toBe('Unsupported Content-Encoding zstd; send the body as gzip, deflate, br or unencoded.');
+    // 2 MiB of JSON squeezed into a few KiB is still over the 1 MiB limit once decoded.
+    const bomb = gzipSync(Buffer.from(JSON.stringify({ name: 'x'.repeat(2 * 1024 * 1024) })));
+    expect(bomb.length).toBeLessThan(64 * 1024);
+    await expectError(await post('gzip', bomb), 413, 'invalid_request_error', 'request_too_large');
   });
 
   it('a body over the limit is 413', async () => {
