@@ -66,7 +66,9 @@ export function route<P extends z.ZodType = z.ZodObject, Q extends z.ZodType = t
         return out.body;
       }
       const key = parseOrThrow(IdempotencyKey, Array.isArray(header) ? header[0] : header, ['Idempotency-Key']);
-      const out = await withIdempotency(spec.idempotent, { accountId: auth.accountId, key, route: `${spec.method} ${spec.url}`, body: request.body }, run);
+      // A query (POST /events?validate_only=true) is part of the request: the same key without it is another request.
+      const hashed = Object.keys(query as object).length === 0 ? request.body : { body: request.body, query };
+      const out = await withIdempotency(spec.idempotent, { accountId: auth.accountId, key, route: `${spec.method} ${spec.url}`, body: hashed }, run);
       if (out.replayed) reply.header('idempotent-replayed', 'true');
       reply.status(out.status);
       return out.body;

@@ -85,6 +85,31 @@ describe('POST /v1/events', () => {
     expect((await t.app.inject({ url: `/v1/ingest_runs/${lines.json().id}`, headers: bearer(a.key) })).json()).toMatchObject({ rows_read: 2, stored: 1, duplicates: 1 });
   });
 
+  it('Idempotency-Key: a retried batch gets the run it made; another batch or a check with the key is a 422', async () => {
+    const key = { 'idempotency-key': 'batch-7', 'content-type': 'application/json' };
+    const batch = JSON.stringify({ events: [imp('k1', a.ad), imp('k2', a.ad)] });
+    const runCount = async () => Number((await t.store.get('SELECT count(*) AS n FROM ingest_runs WHERE ad_account_id = $a', { a: a.accountId }))?.['n']);
+    const before = await runCount();
+    const first = await postEvents(a.key, batch, key);
+    const again = await postEvents(a.key, batch, key);
+    expect(first.statusCode, first.body).toBe(202);
+    expect(again.statusCode, again.body).toBe(202);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(again.json().id).toBe(first.json().id);
+    expect(await runCount()).toBe(before + 1);
+    for (const res of [
+      await postEvents(a.key, JSON.stringify({ events: [imp('k3', a.ad)] }), key),
+      await postEvents(a.key, batch, key, '?validate_only=true'),
+    ]) {
+      expect(res.statusCode, res.body).toBe(422);
+      expect(res.json().error).toMatchObject({ code: 'idempotency_key_reused', param: 'Idempotency-Key' });
+    }
+    // Keys are per account: another account's batch with the same key is its own.
+    const other = await postEvents(b.key, JSON.stringify({ events: [imp('k1', b.ad)] }), key);
+    expect(other.statusCode, other.body).toBe(202);
+    expect(other.json().id).not.toBe(first.json().id);
+  });
+
   it('validate_only reports without storing', async () => {
     const res = await postEvents(a.key, { events: [imp('v1', a.ad), imp('v2', b.ad)], validate_only: true });
     expect(res.statusCode).toBe(200);

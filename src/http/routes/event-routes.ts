@@ -32,6 +32,8 @@ function scopedEventRoutes(app: FastifyInstance, deps: AppDeps): void {
     method: 'POST',
     url: '/events',
     bodyLimit: MAX_REQUEST_BYTES,
+    // A client that retries a batch after a lost answer gets the run it made, not a second run of duplicates.
+    idempotent: deps,
     query: z.object({ validate_only: queryBool.optional() }).strict(),
     body: z.unknown(),
     handler: async ({ auth, body, query, request, reply }) => {
