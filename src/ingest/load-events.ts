@@ -79,7 +79,7 @@ const RULES: readonly { when: string; reason: QuarantineReason; detail: string }
   { when: 's.type IS NULL', reason: 'missing_field', detail: 'type is required' },
   { when: 's.timestamp IS NULL', reason: 'missing_field', detail: 'timestamp is required' },
   { when: 's.wrong_type', reason: 'invalid_value', detail: 'a field is an object, array or boolean; fields are strings or numbers' },
-  { when: 'length(s.event_id) > 128', reason: 'invalid_value', detail: 'event_id is longer than 128 characters' },
+  { when: 'length(s.event_id) NOT BETWEEN 1 AND 128', reason: 'invalid_value', detail: 'event_id must be 1 to 128 characters' },
   { when: `s.type NOT IN (${list(EVENT_TYPES)})`, reason: 'invalid_value', detail: `type must be one of ${EVENT_TYPES.join(', ')}` },
   { when: 's.ts_us IS NULL', reason: 'invalid_value', detail: 'timestamp must be Unix milliseconds or ISO 8601 with an offset or Z' },
   { when: `s.ts_us < ${MIN_EVENT_TIME_US}`, reason: 'invalid_value', detail: 'timestamp is before 2000-01-01T00:00:00Z' },

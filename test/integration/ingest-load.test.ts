@@ -93,6 +93,10 @@ const BAD: [string, string, Ev | string][] = [
   ['unknown_account', 'ad_account_id names no ad account', { event_id: 'b13', type: 'conversion', timestamp: NOW, user_id: 'u', ad_account_id: 'adacct_nope', event_name: 'x' }],
   ['invalid_value', 'cost_micros is not allowed on conversions', { event_id: 'b14', type: 'conversion', timestamp: NOW, user_id: 'u', ad_account_id: 'ACCT', event_name: 'x', cost_micros: 5 }],
   ['missing_field', 'currency is required with a value', { event_id: 'b15', type: 'conversion', timestamp: NOW, user_id: 'u', ad_account_id: 'ACCT', event_name: 'x', value: '3' }],
+  // Two events with an empty id would otherwise be one event and a duplicate.
+  ['invalid_value', 'event_id must be 1 to 128 characters', { event_id: '', type: 'impression', timestamp: NOW, ad_id: 'AD' }],
+  ['invalid_value', 'event_id must be 1 to 128 characters', { event_id: '', type: 'impression', timestamp: NOW + 1, ad_id: 'AD' }],
+  ['invalid_value', 'event_id must be 1 to 128 characters', { event_id: 'x'.repeat(129), type: 'impression', timestamp: NOW, ad_id: 'AD' }],
 ];
 
 function badRows(): (Ev | string)[] {
