@@ -4,7 +4,8 @@ import { z } from 'zod';
 import type { Clock } from '../clock.js';
 import { ApiError } from '../errors/api-error.js';
 import { newId } from '../ids.js';
-import type { Row, Store } from '../store/store.js';
+import { listPage, toListEnvelope, type ListEnvelope, type ListParams } from '../store/list-page.js';
+import { sqlList, type Row, type Store } from '../store/store.js';
 import { recordReachedSpendLimits, recordRunCompleted } from '../domain/webhooks/webhook-outbox.js';
 import { formatOf, QUARANTINE_REASONS, type EventFileFormat } from './event-contract.js';
 import { issueOf, loadEventFile, type CheckedIssue, type LoadSummary } from './load-events.js';
@@ -71,13 +72,17 @@ export function describeFiles(paths: readonly string[]): RunFile[] {
 export async function createRun(deps: Deps, req: { accountId: string | null; origin: 'cli' | 'api'; files: RunFile[] }): Promise<string> {
   const id = newId(RUN_PREFIX);
   await deps.store.transaction(async (tx) => {
-    await tx.run('INSERT INTO ingest_runs VALUES ($id, $account, $origin, $status, NULL, $now, NULL, NULL)', {
-      id,
-      account: req.accountId,
-      origin: req.origin,
-      status: 'queued',
-      now: deps.clock.nowMs(),
-    });
+    await tx.run(
+      `INSERT INTO ingest_runs (id, ad_account_id, origin, status, error, created_at_ms, started_at_ms, finished_at_ms, seq)
+       VALUES ($id, $account, $origin, $status, NULL, $now, NULL, NULL, nextval('ingest_runs_seq'))`,
+      {
+        id,
+        account: req.accountId,
+        origin: req.origin,
+        status: 'queued',
+        now: deps.clock.nowMs(),
+      },
+    );
     for (const [i, f] of req.files.entries()) {
       await tx.run("INSERT INTO ingest_run_files VALUES ($run, $i, $path, $format, $source, false, 0, 0, 0, 0, '{}', 0)", {
         run: id,
@@ -206,7 +211,27 @@ export interface IngestRun {
 export async function getRun(deps: Pick<Deps, 'store'>, runId: string, accountId: string | null): Promise<IngestRun> {
   const state = await readRun(deps.store, runId);
   if (!state || (accountId !== null && state.run.ad_account_id !== accountId)) throw ApiError.notFound('ingest run', runId);
-  const { run, files } = state;
+  return runObject(state.run, state.files);
+}
+
+/** GET /v1/ingest_runs: the account's runs, newest first by default, paged like every list; `status` narrows them. */
+export async function listRuns(deps: Pick<Deps, 'store'>, accountId: string, params: ListParams & { status?: RunStatus | undefined }): Promise<ListEnvelope<IngestRun>> {
+  const { rows, hasMore } = await listPage(deps.store, 'ingest_runs', accountId, params, { status: params.status });
+  const runs = rows.map((r) => RunRow.parse(r));
+  const files = new Map<string, z.infer<typeof FileRow>[]>(runs.map((r) => [r.id, []]));
+  if (runs.length > 0) {
+    for (const r of await deps.store.all('SELECT * FROM ingest_run_files WHERE list_contains($ids, run_id) ORDER BY run_id, file_index', { ids: sqlList(runs.map((x) => x.id)) })) {
+      files.get(String(r['run_id']))?.push(FileRow.parse(r));
+    }
+  }
+  return toListEnvelope(
+    runs.map((r) => runObject(r, files.get(r.id) ?? [])),
+    hasMore,
+  );
+}
+
+/** A run and its files as the API shows them. */
+function runObject(run: z.infer<typeof RunRow>, files: z.infer<typeof FileRow>[]): IngestRun {
   const sum = (k: 'rows_read' | 'stored' | 'duplicates' | 'quarantined') => files.reduce((n, f) => n + f[k], 0);
   const byReason: Record<string, number> = {};
   for (const f of files) for (const [r, n] of Object.entries(f.quarantined_by_reason)) byReason[r] = (byReason[r] ?? 0) + (n ?? 0);

@@ -17,6 +17,7 @@ const LISTABLE = {
   ads: ['ad_group_id'],
   webhook_endpoints: [],
   webhook_deliveries: ['endpoint_id', 'status'],
+  ingest_runs: ['status'],
 } as const satisfies Record<string, readonly string[]>;
 
 export type ListableTable = keyof typeof LISTABLE;

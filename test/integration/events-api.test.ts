@@ -110,6 +110,43 @@ describe('POST /v1/events', () => {
     expect(other.json().id).not.toBe(first.json().id);
   });
 
+  it('GET /v1/ingest_runs lists the account\'s runs newest first, in pages, by status', async () => {
+    const made: string[] = [];
+    for (const id of ['l1', 'l2', 'l3']) {
+      const res = await postEvents(b.key, JSON.stringify({ events: [imp(id, b.ad)] }), { 'content-type': 'application/json' });
+      made.push(res.json().id);
+    }
+    await processRun(t, made[0] as string);
+    const list = async (qs: string) => {
+      const res = await t.app.inject({ url: `/v1/ingest_runs${qs}`, headers: bearer(b.key) });
+      expect(res.statusCode, res.body).toBe(200);
+      return res.json() as { data: { id: string; status: string; stored: number; files: unknown[] }[]; has_more: boolean; first_id: string | null; last_id: string | null };
+    };
+    const all = await list('?limit=100');
+    // Every run of b's, and no run of a's; the newest first, each shaped as GET /v1/ingest_runs/{id} shows it.
+    const ids = all.data.map((r) => r.id);
+    expect(ids.slice(0, 3)).toEqual([...made].reverse());
+    const owned = await t.store.all('SELECT id FROM ingest_runs WHERE ad_account_id = $b', { b: b.accountId });
+    expect(new Set(ids)).toEqual(new Set(owned.map((r) => String(r['id']))));
+    for (const id of made) expect(all.data.find((r) => r.id === id)).toEqual((await t.app.inject({ url: `/v1/ingest_runs/${id}`, headers: bearer(b.key) })).json());
+    // Pages of one, forward and back, visit the same runs.
+    const first = await list('?limit=1');
+    const second = await list(`?limit=1&after=${first.last_id}`);
+    expect([first.data[0]?.id, second.data[0]?.id]).toEqual(ids.slice(0, 2));
+    expect((await list(`?limit=1&before=${second.first_id}`)).data.map((r) => r.id)).toEqual([ids[0]]);
+    expect((await list('?limit=100&order=asc')).data.map((r) => r.id)).toEqual([...ids].reverse());
+    const done = await list('?limit=100&status=succeeded');
+    expect(done.data.map((r) => r.id)).toContain(made[0]);
+    expect(done.data.every((r) => r.status === 'succeeded')).toBe(true);
+    expect((await list('?limit=100&status=queued')).data.map((r) => r.id)).toEqual(expect.arrayContaining([made[1], made[2]]));
+    const bad = await t.app.inject({ url: '/v1/ingest_runs?status=done', headers: bearer(b.key) });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json().error).toMatchObject({ param: 'status' });
+    const foreign = await t.app.inject({ url: `/v1/ingest_runs?after=${made[0]}`, headers: bearer(a.key) });
+    expect(foreign.statusCode).toBe(400);
+    expect(foreign.json().error).toMatchObject({ param: 'after' });
+  });
+
   it('validate_only reports without storing', async () => {
     const res = await postEvents(a.key, { events: [imp('v1', a.ad), imp('v2', b.ad)], validate_only: true });
     expect(res.statusCode).toBe(200);

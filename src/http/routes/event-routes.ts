@@ -3,8 +3,8 @@ import { z } from 'zod';
 import type { AppDeps } from '../../app.js';
 import { ApiError } from '../../errors/api-error.js';
 import { batchLines, MAX_REQUEST_BYTES, submitEvents } from '../../ingest/event-requests.js';
-import { getRun, listQuarantine } from '../../ingest/ingest-runs.js';
-import { pathId, queryInt } from '../params.js';
+import { getRun, listQuarantine, listRuns, RUN_STATUSES } from '../../ingest/ingest-runs.js';
+import { listQueryShape, pathId, queryInt } from '../params.js';
 import { mediaTypePattern, utf8Body } from '../plugins/json-body.js';
 import { route } from '../route.js';
 
@@ -48,6 +48,12 @@ function scopedEventRoutes(app: FastifyInstance, deps: AppDeps): void {
       if (!validateOnly) reply.status(202);
       return result;
     },
+  });
+  route(app, {
+    method: 'GET',
+    url: '/ingest_runs',
+    query: z.object({ ...listQueryShape, status: z.enum(RUN_STATUSES).optional() }).strict(),
+    handler: ({ auth, query }) => listRuns(deps, auth.accountId, query),
   });
   route(app, { method: 'GET', url: '/ingest_runs/:id', params: IdParams, handler: ({ auth, params }) => getRun(deps, params.id, auth.accountId) });
   route(app, {
