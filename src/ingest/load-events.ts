@@ -284,7 +284,7 @@ async function currentKeyHashes(session: WriterSession): Promise<void> {
 }
 
 /** The scratch tables of one load's dedup (`tag` names them). */
-const dedupTables = (tag: string) => [`keys_${tag}`, `hits_${tag}`, `rep_${tag}`] as const;
+const dedupTables = (tag: string) => [`keys_${tag}`, `hashes_${tag}`, `hits_${tag}`, `rep_${tag}`] as const;
 
 /**
  * Lists in `skipped` the valid checked rows a load will not store: a later
@@ -305,11 +305,16 @@ const dedupTables = (tag: string) => [`keys_${tag}`, `hits_${tag}`, `rep_${tag}`
  * loaded again.
  */
 async function dedupSkipped(q: WriterSession, checked: string, skipped: string, tag: string): Promise<void> {
-  const [keys, hits, rep] = dedupTables(tag);
+  const [keys, hashes, hits, rep] = dedupTables(tag);
   await currentKeyHashes(q);
   await q.run(`CREATE TEMP TABLE ${keys} AS SELECT line_no, ${keyHash('account')} AS h FROM ${checked} WHERE reason IS NULL`);
-  // Stored events whose key hashes like one of the file's, with their keys (usually none).
-  await q.run(`CREATE TEMP TABLE ${hits} AS SELECT ad_account_id, event_id, key_hash AS h FROM events WHERE key_hash IN (SELECT h FROM ${keys})`);
+  // Stored events whose key hashes like one of the file's, with their keys (usually none). The hashes are
+  // found first, reading only that column: asked for the keys at once, DuckDB read the key strings of every
+  // stored event before the join dropped them (10k new events into a store of 50M: 0.6 s, against 0.25 s
+  // for the hashes alone). The keys of the few matches are read in a second pass, only when there are any.
+  await q.run(`CREATE TEMP TABLE ${hashes} AS SELECT DISTINCT key_hash AS h FROM events WHERE key_hash IN (SELECT h FROM ${keys})`);
+  const matched = Number((await q.get(`SELECT count(*) AS n FROM ${hashes}`))?.['n']) > 0;
+  await q.run(`CREATE TEMP TABLE ${hits} AS SELECT ad_account_id, event_id, key_hash AS h FROM events WHERE ${matched ? `key_hash IN (SELECT h FROM ${hashes})` : 'false'}`);
   // The file's rows whose key may be seen twice: its hash repeats in the file, or a stored event has it.
   await q.run(
     `CREATE TEMP TABLE ${rep} AS
@@ -324,7 +329,7 @@ async function dedupSkipped(q: WriterSession, checked: string, skipped: string, 
      UNION
      SELECT r.line_no FROM ${rep} r SEMI JOIN ${hits} s ON s.ad_account_id = r.account AND s.event_id = r.event_id`,
   );
-  for (const t of [keys, hits, rep]) await q.run(`DROP TABLE ${t}`);
+  for (const t of [keys, hashes, hits, rep]) await q.run(`DROP TABLE ${t}`);
 }
 
 /**
