@@ -1,12 +1,12 @@
 import { z } from 'zod';
 import type { Clock } from '../clock.js';
 import { randomToken } from '../ids.js';
-import type { Queryable, Row, Store, WriterSession } from '../store/store.js';
+import { sqlList, type Queryable, type Row, type Store, type WriterSession } from '../store/store.js';
 import { DEVICES, EVENT_FIELDS, INGEST_CHUNK_LINES, EVENT_TYPES, MAX_FUTURE_US, MIN_EVENT_TIME_US, PLATFORMS, QUARANTINE_REASONS, typeSql, type EventFileFormat, type QuarantineReason } from './event-contract.js';
 import { attributionTables, refreshAttribution, stageAttribution } from './attribution.js';
 import { calendarTables, insertCalendarRollups, stageCalendarRollups } from './calendar-rollups.js';
 import { withEntityIds } from './rollup-rows.js';
-import { csvLinesHold, csvMalformed, csvRenumbered, csvShifts, fileRows, fileStage, FIRST_LINE, INTEGER_FIELDS, PARQUET_COLUMNS, stageLeftovers } from './stage-sql.js';
+import { batchParts, batchStage, csvLinesHold, csvMalformed, csvRenumbered, csvShifts, fileRows, fileStage, FIRST_LINE, INTEGER_FIELDS, PARQUET_COLUMNS, stageLeftovers } from './stage-sql.js';
 
 /**
  * Loads one event file: read it with DuckDB's reader and check every row in
@@ -25,6 +25,21 @@ export interface LoadRequest {
   source: string;
   /** Events must belong to this account (a key's account, `ingest --account`); null: any account. */
   scopeAccountId: string | null;
+  /**
+   * Further NDJSON files loaded after this one as one batch, in one
+   * transaction, each for its own run (small `POST /events` batches that
+   * queued up together): each part's quarantined rows, counts and stored
+   * events are its own, numbered from its own first line, exactly as if the
+   * parts were loaded one after another.
+   */
+  more?: readonly LoadPart[];
+}
+
+/** One file of a batch load and the run it belongs to. */
+export interface LoadPart {
+  runId: string;
+  path: string;
+  source: string;
 }
 
 export interface LoadSummary {
@@ -185,12 +200,22 @@ export interface LoadProgress {
   done: boolean;
 }
 
+/** A batch part's counts, and how many lines it has. */
+export interface PartSummary extends LoadPart {
+  lines: number;
+  summary: LoadSummary;
+}
+
 export async function loadEventFile(
   deps: { store: Store; clock: Clock },
   req: LoadRequest,
   options: {
-    /** Runs inside each chunk's transaction, so bookkeeping commits with the data: the file's counts so far, and where it stands. */
-    beforeCommit?: (tx: Queryable, summary: LoadSummary, progress: LoadProgress) => Promise<void>;
+    /**
+     * Runs inside each chunk's transaction, so bookkeeping commits with the
+     * data: the file's counts so far, and where it stands; for a batch
+     * (`req.more`, always one chunk), each part's counts and line count too.
+     */
+    beforeCommit?: (tx: Queryable, summary: LoadSummary, progress: LoadProgress, parts: readonly PartSummary[]) => Promise<void>;
     /** Check only: report what would happen, with the first `issues` rows it would quarantine, and store nothing. */
     dryRun?: { issues: number };
     /** Lines per chunk transaction (default INGEST_CHUNK_LINES). */
@@ -201,8 +226,13 @@ export async function loadEventFile(
 ): Promise<LoadSummary & { issues?: CheckedIssue[] }> {
   const nowUs = deps.clock.nowMs() * 1000;
   const tag = randomToken(8);
-  const [stage, checked, skipped] = [`stage_${tag}`, `checked_${tag}`, `skipped_${tag}`];
-  const scratch = [stage, checked, skipped, ...dedupTables(tag), ...stageLeftovers(tag)];
+  const [stage, checked, skipped, partsTable] = [`stage_${tag}`, `checked_${tag}`, `skipped_${tag}`, `parts_${tag}`];
+  const scratch = [stage, checked, skipped, partsTable, ...dedupTables(tag), ...stageLeftovers(tag)];
+  const parts: LoadPart[] = [{ runId: req.runId, path: req.path, source: req.source }, ...(req.more ?? [])];
+  const batch = parts.length > 1;
+  if (batch && (req.format !== 'ndjson' || options.resume !== undefined || options.dryRun !== undefined)) {
+    throw new Error('a batch load takes NDJSON files from their start, and stores them');
+  }
   const chunkLines = options.chunkLines ?? INGEST_CHUNK_LINES;
   return deps.store.writerSession(async (session) => {
     const mark = tracer(req.source);
@@ -214,8 +244,13 @@ export async function loadEventFile(
       const { names: columns, integers } = await fileColumns(session, req);
       const judge = { scope: req.scopeAccountId, now_us: nowUs };
       // Checked rows from the file: only text lines or records are staged first (numbered in file order).
-      const stageFile = fileStage(req.format, columns, tag);
-      if (stageFile !== null) await session.run(stageFile, { path: req.path });
+      const stageFile = batch ? batchStage(tag) : fileStage(req.format, columns, tag);
+      if (stageFile !== null) await session.run(stageFile, batch ? { paths: sqlList(parts.map((p) => p.path)) } : { path: req.path });
+      // Each part's lines in the batch's numbering (one part: all of them); rows are attributed to parts by these ranges.
+      const ranges = await partRanges(session, parts, batch, tag);
+      await session.run(`CREATE TEMP TABLE ${partsTable} (run_id VARCHAR, source VARCHAR, first_line BIGINT, last_line BIGINT)`);
+      // A part without lines has no range (none of its rows can be found by the ASOF join of the insert).
+      for (const r of ranges.filter((x) => x.last >= x.first)) await session.run(`INSERT INTO ${partsTable} VALUES ($run, $source, $first, $last)`, { run: r.runId, source: r.source, first: r.first, last: r.last });
       // CSV: records numbered from the rejected lines when the file's lines allow it (stage-sql.ts, csvRows).
       let csvShifted = false;
       if (req.format === 'csv') {
@@ -248,10 +283,13 @@ export async function loadEventFile(
       let summary = options.resume?.summary ?? emptySummary();
       let from = options.resume?.linesDone ?? 0;
       do {
-        const to = Math.max(from, Math.min(from + chunkLines, lastLine));
+        // A batch commits whole: its parts are done together, or none is.
+        const to = batch ? lastLine : Math.max(from, Math.min(from + chunkLines, lastLine));
         summary = addSummaries(summary, await summarize(session, checked, skipped, from, to));
-        await loadChunk(deps, session, { req, tag: `${tag}_${from}`, checked, skipped, from, to, nowUs, mark }, async (tx) => {
-          await options.beforeCommit?.(tx, summary, { linesDone: to, done: to >= lastLine });
+        const partSummaries: PartSummary[] = [];
+        if (batch) for (const r of ranges) partSummaries.push({ runId: r.runId, path: r.path, source: r.source, lines: r.last - r.first + 1, summary: await summarize(session, checked, skipped, r.first - 1, r.last) });
+        await loadChunk(deps, session, { req, tag: `${tag}_${from}`, checked, skipped, parts: partsTable, batch, from, to, nowUs, mark }, async (tx) => {
+          await options.beforeCommit?.(tx, summary, { linesDone: to, done: to >= lastLine }, partSummaries);
         });
         from = to;
       } while (from < lastLine);
@@ -332,6 +370,22 @@ async function dedupSkipped(q: WriterSession, checked: string, skipped: string, 
   for (const t of [keys, hashes, hits, rep]) await q.run(`DROP TABLE ${t}`);
 }
 
+/** A part's lines in the numbering of its load: one part has them all; a batch's come from its staged lines (`batchParts`). */
+async function partRanges(q: Queryable, parts: readonly LoadPart[], batch: boolean, tag: string): Promise<(LoadPart & { first: number; last: number })[]> {
+  if (!batch) return parts.map((p) => ({ ...p, first: 1, last: Number.MAX_SAFE_INTEGER }));
+  const found = new Map((await q.all(batchParts(tag))).map((r) => [String(r['filename']), { first: Number(r['first_line']), last: Number(r['last_line']) }]));
+  const out: (LoadPart & { first: number; last: number })[] = [];
+  let next = 1;
+  for (const p of parts) {
+    // A file without lines has the empty range where it would begin.
+    const range = found.get(p.path) ?? { first: next, last: next - 1 };
+    if (range.first !== next) throw new Error(`batch part ${p.path} was staged out of order`);
+    out.push({ ...p, ...range });
+    next = range.last + 1;
+  }
+  return out;
+}
+
 /**
  * One chunk of a file, the lines in (from, to]: the new events' rollup,
  * calendar and attribution scratch first, then one write transaction that
@@ -341,7 +395,7 @@ async function dedupSkipped(q: WriterSession, checked: string, skipped: string, 
 async function loadChunk(
   deps: { clock: Clock },
   session: WriterSession,
-  c: { req: LoadRequest; tag: string; checked: string; skipped: string; from: number; to: number; nowUs: number; mark: (phase: string) => void },
+  c: { req: LoadRequest; tag: string; checked: string; skipped: string; parts: string; batch: boolean; from: number; to: number; nowUs: number; mark: (phase: string) => void },
   beforeCommit: (tx: Queryable) => Promise<void>,
 ): Promise<void> {
   const [rolled, touched] = [`rolled_${c.tag}`, `touched_${c.tag}`];
@@ -357,18 +411,22 @@ async function loadChunk(
     await stageAttribution(session, added, c.tag);
     c.mark('stage attribution');
     await session.transaction(async (tx) => {
+      // Each row under its part's run and source, numbered from the part's first line.
       await tx.run(
         `INSERT INTO event_quarantine (run_id, source, line_no, reason, raw, quarantined_at_us, detail)
-         SELECT $run, $source, line_no, reason, raw, $now_us, detail FROM ${c.checked} c WHERE reason IS NOT NULL AND ${lines}`,
-        { run: c.req.runId, source: c.req.source, now_us: c.nowUs },
+         SELECT p.run_id, p.source, c.line_no - p.first_line + 1, c.reason, c.raw, $now_us, c.detail
+         FROM ${c.checked} c JOIN ${c.parts} p ON c.line_no BETWEEN p.first_line AND p.last_line
+         WHERE c.reason IS NOT NULL AND ${lines}`,
+        { now_us: c.nowUs },
       );
       c.mark('quarantine');
+      // A batch's events are stored under their part's run (the part whose lines hold them).
       await tx.run(
         `INSERT INTO events
-         SELECT account, event_id, type, ts_us, ad_id, user_id, country, device, platform,
-           product_feed_id, product_item_id, cost, event_name, amount, currency, $run, $now_us, ${keyHash('account')}
-         FROM ${added}`,
-        { run: c.req.runId, now_us: c.nowUs },
+         SELECT a.account, a.event_id, a.type, a.ts_us, a.ad_id, a.user_id, a.country, a.device, a.platform,
+           a.product_feed_id, a.product_item_id, a.cost, a.event_name, a.amount, a.currency, ${c.batch ? 'p.run_id' : '$run'}, $now_us, ${keyHash('a.account')}
+         FROM ${added} a ${c.batch ? `ASOF JOIN ${c.parts} p ON a.line_no >= p.first_line` : ''}`,
+        c.batch ? { now_us: c.nowUs } : { run: c.req.runId, now_us: c.nowUs },
       );
       c.mark('insert');
       // This chunk's place in the data's history (snapshot reads, 0009_data_versions.sql).

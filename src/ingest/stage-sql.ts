@@ -15,6 +15,20 @@ import { EVENT_FIELDS, type EventFileFormat } from './event-contract.js';
 const LINE_READER = `read_csv($path, columns = {'line': 'VARCHAR'}, header = false, delim = chr(0), quote = '', escape = '',
   auto_detect = false, strict_mode = false, parallel = true, compression = 'auto')`;
 
+/**
+ * The lines of several NDJSON files ($paths, a list) in the order given, each
+ * with the file it came from: a load of several small batches numbers them
+ * as one file and tells the files apart by their line ranges (`batchParts`).
+ */
+const BATCH_LINE_READER = `read_csv($paths, columns = {'line': 'VARCHAR'}, header = false, delim = chr(0), quote = '', escape = '',
+  auto_detect = false, strict_mode = false, parallel = true, compression = 'auto', filename = true)`;
+
+/** Several NDJSON files staged as one (`fileStage` with `batch`), numbered in the order of $paths. */
+export const batchStage = (tag: string): string => `CREATE TEMP TABLE src_${tag} AS SELECT line, filename FROM ${BATCH_LINE_READER}`;
+
+/** Each staged file's first and last line in the numbering of the whole batch (a file without lines has none). */
+export const batchParts = (tag: string): string => `SELECT filename, min(rowid) + 1 AS first_line, max(rowid) + 1 AS last_line FROM src_${tag} GROUP BY filename`;
+
 /** Lines as text in file order: NUL never occurs in JSON or CSV text; the single-row window keeps the pipeline in order. */
 const LINES = `SELECT row_number() OVER () AS line_no, line FROM ${LINE_READER}`;
 
