@@ -37,6 +37,8 @@ export interface JobSystemOptions {
   failedBatchRetentionDays?: number;
   /** Lines of an event file per load transaction (default: the loader's). */
   ingestChunkLines?: number;
+  /** Queued API runs of one account loaded together (default INGEST_BATCH_RUNS). */
+  ingestBatchRuns?: number;
   /** Webhook delivery settings (defaults as in config); tests may pass their own HTTP client. */
   webhooks?: { timeScale: number; timeoutMs: number; send?: WebhookSender; reconcileEveryMs?: number };
 }

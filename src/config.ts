@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { resolve } from 'node:path';
 import { z } from 'zod';
 import { INGEST_CHUNK_LINES } from './ingest/event-contract.js';
+import { INGEST_BATCH_RUNS } from './ingest/ingest-runs.js';
 
 /**
  * The one place that reads configuration. `loadConfig` takes an environment
@@ -58,6 +59,7 @@ const EnvSchema = z.object({
   ADSVC_AUDIENCE_MIN_SIZE: intFromEnv(0, 1_000_000_000).default(25_000),
   ADSVC_QUARANTINE_RETENTION_DAYS: intFromEnv(1, 36_500).default(RETENTION_DEFAULTS.quarantineRetentionDays),
   ADSVC_INGEST_CHUNK_LINES: intFromEnv(1, 100_000_000).default(INGEST_CHUNK_LINES),
+  ADSVC_INGEST_BATCH_RUNS: intFromEnv(1, 1000).default(INGEST_BATCH_RUNS),
   ADSVC_FAILED_BATCH_RETENTION_DAYS: intFromEnv(1, 36_500).default(RETENTION_DEFAULTS.failedBatchRetentionDays),
   ADSVC_DUCKDB_MEMORY_LIMIT: z
     .string()
@@ -119,6 +121,8 @@ export interface Config {
   readonly quarantineRetentionDays: number;
   /** Lines of an event file loaded per transaction: what a load holds in memory at once grows with it. */
   readonly ingestChunkLines: number;
+  /** Queued `POST /v1/events` runs of one account the ingest worker loads together (1: each alone). */
+  readonly ingestBatchRuns: number;
   /** Batches of `POST /v1/events` whose run failed are kept this long for diagnosis; those of succeeded runs go at once. */
   readonly failedBatchRetentionDays: number;
   /**
@@ -185,6 +189,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>, cw
     audienceMinSize: e.ADSVC_AUDIENCE_MIN_SIZE,
     quarantineRetentionDays: e.ADSVC_QUARANTINE_RETENTION_DAYS,
     ingestChunkLines: e.ADSVC_INGEST_CHUNK_LINES,
+    ingestBatchRuns: e.ADSVC_INGEST_BATCH_RUNS,
     failedBatchRetentionDays: e.ADSVC_FAILED_BATCH_RETENTION_DAYS,
     duckdbMemoryLimit: e.ADSVC_DUCKDB_MEMORY_LIMIT,
     webhookAllowInsecureLocalhost: e.ADSVC_WEBHOOK_ALLOW_INSECURE_LOCALHOST === '1' || e.ADSVC_WEBHOOK_ALLOW_INSECURE_LOCALHOST === 'true',

@@ -5,7 +5,7 @@ import type { Clock } from '../clock.js';
 import { ApiError } from '../errors/api-error.js';
 import { newId } from '../ids.js';
 import { listPage, toListEnvelope, type ListEnvelope, type ListParams } from '../store/list-page.js';
-import { sqlList, type Row, type Store } from '../store/store.js';
+import { sqlList, type Queryable, type Row, type Store } from '../store/store.js';
 import { recordReachedSpendLimits, recordRunCompleted } from '../domain/webhooks/webhook-outbox.js';
 import { formatOf, QUARANTINE_REASONS, type EventFileFormat } from './event-contract.js';
 import { issueOf, loadEventFile, type CheckedIssue, type LoadSummary } from './load-events.js';
@@ -31,7 +31,18 @@ interface Deps {
   clock: Clock;
   /** Lines per chunk transaction (default: the loader's). */
   ingestChunkLines?: number;
+  /** At most this many queued `POST /v1/events` runs of one account are loaded together (default 1: each alone). */
+  ingestBatchRuns?: number;
 }
+
+/**
+ * Queued `POST /v1/events` runs of one account that the ingest worker loads
+ * as one batch (ADSVC_INGEST_BATCH_RUNS): every load pays a fixed cost that
+ * grows with the store (dedup reads every stored key hash, attribution the
+ * clicks of the last 30 days, a commit), so a stream of small requests is
+ * stored far faster in batches than one by one.
+ */
+export const INGEST_BATCH_RUNS = 20;
 
 const RunRow = z.object({
   id: z.string(),
@@ -134,13 +145,11 @@ async function processRunOnce(deps: Deps, runId: string): Promise<RunStatus | un
   const state = await readRun(deps.store, runId);
   if (!state) return undefined;
   if (state.run.status === 'succeeded' || state.run.status === 'failed') return state.run.status;
+  if ((deps.ingestBatchRuns ?? 1) > 1 && batchable(state.files)) {
+    const batched = await processBatch(deps, state.run);
+    if (batched !== undefined) return batched;
+  }
   await deps.store.run("UPDATE ingest_runs SET status = 'running', started_at_ms = coalesce(started_at_ms, $now) WHERE id = $id", { id: runId, now: deps.clock.nowMs() });
-  // The run's end and its ingest_run.completed event commit together.
-  const finish = (status: 'succeeded' | 'failed', error: string | null) =>
-    deps.store.transaction(async (tx) => {
-      await tx.run('UPDATE ingest_runs SET status = $status, error = $error, finished_at_ms = $now WHERE id = $id', { id: runId, status, error, now: deps.clock.nowMs() });
-      await recordRunCompleted(tx, deps.clock, { id: runId, accountId: state.run.ad_account_id });
-    });
   for (const f of state.files.filter((x) => !x.done)) {
     // Days whose spend this load records are checked against spend limits before it commits.
     const loadStartedMs = deps.clock.nowMs();
@@ -155,21 +164,7 @@ async function processRunOnce(deps: Deps, runId: string): Promise<RunStatus | un
           ...(deps.ingestChunkLines !== undefined ? { chunkLines: deps.ingestChunkLines } : {}),
           ...(linesDone !== null && linesDone > 0 ? { resume: { linesDone, summary: counts } } : {}),
           beforeCommit: async (tx, s: LoadSummary, progress) => {
-            await tx.run(
-              `UPDATE ingest_run_files SET done = $done, lines_done = $lines_done, rows_read = $rows_read, stored = $stored, duplicates = $duplicates,
-                 quarantined = $quarantined, quarantined_by_reason = $by_reason WHERE run_id = $run AND file_index = $i`,
-              {
-                run: runId,
-                i: f.file_index,
-                done: progress.done,
-                lines_done: progress.linesDone,
-                rows_read: s.rows_read,
-                stored: s.stored,
-                duplicates: s.duplicates,
-                quarantined: s.quarantined,
-                by_reason: JSON.stringify(s.quarantined_by_reason),
-              },
-            );
+            await recordFileProgress(tx, { runId, fileIndex: f.file_index, ...progress }, s);
             await recordReachedSpendLimits(tx, deps.clock, loadStartedMs);
           },
         },
@@ -179,11 +174,90 @@ async function processRunOnce(deps: Deps, runId: string): Promise<RunStatus | un
       if (isResourceError(err)) throw err;
       // A file that cannot be read as its format fails the run, with the reader's words.
       const message = err instanceof Error ? err.message.split('\n')[0] : String(err);
-      await finish('failed', `${f.source}: ${message}`);
+      await finishRuns(deps, [state.run], 'failed', `${f.source}: ${message}`);
       return 'failed';
     }
   }
-  await finish('succeeded', null);
+  await finishRuns(deps, [state.run], 'succeeded', null);
+  return 'succeeded';
+}
+
+/** A file's counts and where its load stands, committed with the lines they count. */
+async function recordFileProgress(tx: Queryable, at: { runId: string; fileIndex: number; linesDone: number; done: boolean }, s: LoadSummary): Promise<void> {
+  await tx.run(
+    `UPDATE ingest_run_files SET done = $done, lines_done = $lines_done, rows_read = $rows_read, stored = $stored, duplicates = $duplicates,
+       quarantined = $quarantined, quarantined_by_reason = $by_reason WHERE run_id = $run AND file_index = $i`,
+    {
+      run: at.runId,
+      i: at.fileIndex,
+      done: at.done,
+      lines_done: at.linesDone,
+      rows_read: s.rows_read,
+      stored: s.stored,
+      duplicates: s.duplicates,
+      quarantined: s.quarantined,
+      by_reason: JSON.stringify(s.quarantined_by_reason),
+    },
+  );
+}
+
+/** Ends runs: each run's end and its ingest_run.completed event commit together. */
+async function finishRuns(deps: Deps, runs: readonly z.infer<typeof RunRow>[], status: 'succeeded' | 'failed', error: string | null): Promise<void> {
+  await deps.store.transaction(async (tx) => {
+    for (const run of runs) {
+      await tx.run('UPDATE ingest_runs SET status = $status, error = $error, finished_at_ms = $now WHERE id = $id', { id: run.id, status, error, now: deps.clock.nowMs() });
+      await recordRunCompleted(tx, deps.clock, { id: run.id, accountId: run.ad_account_id });
+    }
+  });
+}
+
+/** A run that may join a batch: one NDJSON file (a `POST /v1/events` body), not begun. */
+const batchable = (files: readonly z.infer<typeof FileRow>[]): boolean =>
+  files.length === 1 && files[0]?.format === 'ndjson' && !files[0].done && (files[0].lines_done ?? 0) === 0;
+
+/**
+ * Loads an API run together with the account's other queued API runs, in the
+ * order they were made, as one batch in one transaction: each run's counts,
+ * quarantined rows and stored events are exactly those of loading the runs
+ * one after another (load-events.ts, `more`), and all of them commit or
+ * none does. Undefined when there is nothing to batch, or when the batch
+ * cannot be read: then each run is loaded alone, so a file that fails
+ * fails its own run only.
+ */
+async function processBatch(deps: Deps, run: z.infer<typeof RunRow>): Promise<RunStatus | undefined> {
+  if (run.origin !== 'api' || run.ad_account_id === null) return undefined;
+  const rows = await deps.store.all(
+    `SELECT r.id, r.seq, f.path, f.source FROM ingest_runs r JOIN ingest_run_files f ON f.run_id = r.id
+     WHERE r.id = $id OR (r.status = 'queued' AND r.origin = 'api' AND r.ad_account_id = $account AND f.format = 'ndjson' AND NOT f.done
+       AND coalesce(f.lines_done, 0) = 0 AND (SELECT count(*) FROM ingest_run_files g WHERE g.run_id = r.id) = 1)
+     ORDER BY r.id = $id DESC, r.seq LIMIT $n`,
+    { id: run.id, account: run.ad_account_id, n: deps.ingestBatchRuns ?? 1 },
+  );
+  // A batch file already gone is left to its own run, which fails with the reader's words.
+  const parts = rows
+    .map((r) => ({ runId: String(r['id']), seq: Number(r['seq']), path: String(r['path']), source: String(r['source']) }))
+    .filter((p) => p.runId === run.id || existsSync(p.path))
+    .sort((a, b) => a.seq - b.seq);
+  const [first, ...more] = parts;
+  if (first === undefined || more.length === 0) return undefined;
+  const ids = sqlList(parts.map((p) => p.runId));
+  await deps.store.run("UPDATE ingest_runs SET status = 'running', started_at_ms = coalesce(started_at_ms, $now) WHERE list_contains($ids, id)", { ids, now: deps.clock.nowMs() });
+  const loadStartedMs = deps.clock.nowMs();
+  try {
+    await loadEventFile(deps, { ...first, format: 'ndjson', scopeAccountId: run.ad_account_id, more }, {
+      beforeCommit: async (tx, _all, _progress, done) => {
+        for (const p of done) await recordFileProgress(tx, { runId: p.runId, fileIndex: 0, linesDone: p.lines, done: true }, p.summary);
+        await recordReachedSpendLimits(tx, deps.clock, loadStartedMs);
+      },
+    });
+  } catch (err) {
+    if (isResourceError(err)) throw err;
+    // Nothing of the batch was stored: the others wait for their own jobs, as queued as they were.
+    await deps.store.run("UPDATE ingest_runs SET status = 'queued', started_at_ms = NULL WHERE list_contains($ids, id) AND id <> $id", { ids, id: run.id });
+    return undefined;
+  }
+  const all = await deps.store.all('SELECT * FROM ingest_runs WHERE list_contains($ids, id)', { ids });
+  await finishRuns(deps, all.map((r) => RunRow.parse(r)), 'succeeded', null);
   return 'succeeded';
 }
 

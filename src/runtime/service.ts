@@ -71,6 +71,7 @@ export async function startService(opts: ServiceOptions): Promise<Service> {
       quarantineRetentionDays: config.quarantineRetentionDays,
       failedBatchRetentionDays: config.failedBatchRetentionDays,
       ingestChunkLines: config.ingestChunkLines,
+      ingestBatchRuns: config.ingestBatchRuns,
       webhooks: { timeScale: config.webhookTimeScale, timeoutMs: config.webhookTimeoutMs },
     });
     cleanups.push(() => jobs.close(config.shutdownTimeoutMs));

@@ -1,9 +1,11 @@
+import { writeFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startJobSystem, type JobSystem } from '../../jobs/job-system.js';
 import { ManualClock } from '../../src/clock.js';
 import { processRun } from '../../src/ingest/ingest-runs.js';
 import { bearer, deleteRedisPrefix, makeAccount, quietLog, redisUrl, uniquePrefix } from '../support/context.js';
+import { sqlList } from '../../src/store/store.js';
 import { insertFile } from '../support/files.js';
 import { startTestApp, type TestApp } from '../support/app.js';
 
@@ -203,6 +205,114 @@ describe('POST /v1/events', () => {
   });
 });
 
+/**
+ * Small batches queued together are loaded as one (ADSVC_INGEST_BATCH_RUNS):
+ * each run must come out exactly as if the runs were loaded one after
+ * another in the order they were made. The expected counts, quarantined
+ * lines and stored events are worked out here from the bodies sent.
+ */
+describe('queued API runs loaded together', () => {
+  type Line = { text: string; kind: 'blank' | 'bad_json' | 'unknown_ad' | 'event'; id?: string };
+  /** Batches with events repeated across and within them, bad rows and blank lines, from a seeded sequence. */
+  function batches(ad: string, count: number, seed: number): Line[][] {
+    let x = seed;
+    const next = () => (x = (x * 1103515245 + 12345) % 2147483648) / 2147483648;
+    return Array.from({ length: count }, (_, b) =>
+      Array.from({ length: 20 + b * 3 }, (_l, i): Line => {
+        const r = next();
+        const id = `bt${seed}_${Math.floor(next() * 60)}`;
+        // The second batch begins with a blank line: lines are numbered as sent, blank ones too.
+        if (r < 0.05 || (b === 1 && i === 0)) return { text: '', kind: 'blank' };
+        if (r < 0.1) return { text: '{"event_id": broken', kind: 'bad_json' };
+        if (r < 0.15) return { text: JSON.stringify(imp(id, 'ad_unknown')), kind: 'unknown_ad' };
+        return { text: JSON.stringify(imp(id, ad, { timestamp: NOW - Math.floor(next() * 3_600_000) })), kind: 'event', id };
+      }),
+    );
+  }
+  /** What loading the batches one after another gives: per batch its counts and quarantined lines, and each stored event's batch. */
+  function reference(sent: Line[][]) {
+    const storedIn = new Map<string, number>();
+    const runs = sent.map((lines, b) => {
+      const out = { rows_read: 0, stored: 0, duplicates: 0, quarantined: 0, quarantined_by_reason: {} as Record<string, number>, lines: [] as [number, string][] };
+      lines.forEach((l, i) => {
+        if (l.kind === 'blank') return;
+        out.rows_read++;
+        if (l.kind === 'event') {
+          if (storedIn.has(l.id as string)) out.duplicates++;
+          else (out.stored++, storedIn.set(l.id as string, b));
+          return;
+        }
+        const reason = l.kind === 'bad_json' ? 'invalid_json' : 'unknown_ad';
+        out.quarantined++;
+        out.quarantined_by_reason[reason] = (out.quarantined_by_reason[reason] ?? 0) + 1;
+        out.lines.push([i + 1, reason]);
+      });
+      return out;
+    });
+    return { runs, storedIn };
+  }
+  async function post(key: string, lines: Line[]): Promise<string> {
+    const res = await postEvents(key, lines.map((l) => l.text).join('\n'), { 'content-type': 'application/x-ndjson' });
+    expect(res.statusCode, res.body).toBe(202);
+    return res.json().id as string;
+  }
+  async function expectRuns(acct: { key: string; accountId: string }, ids: string[], sent: Line[][]) {
+    const ref = reference(sent);
+    for (const [b, id] of ids.entries()) {
+      const run = (await t.app.inject({ url: `/v1/ingest_runs/${id}`, headers: bearer(acct.key) })).json();
+      const { lines, ...counts } = ref.runs[b] as (typeof ref.runs)[number];
+      expect(run, `batch ${b}`).toMatchObject({ status: 'succeeded', ...counts });
+      expect(run.quarantined_by_reason).toEqual(counts.quarantined_by_reason);
+      const q = (await t.app.inject({ url: `/v1/ingest_runs/${id}/quarantine`, headers: bearer(acct.key) })).json();
+      expect(q.data.map((r: { line_no: number; reason: string }) => [r.line_no, r.reason]), `batch ${b}`).toEqual(lines);
+    }
+    const stored = await t.store.all('SELECT event_id, run_id FROM events WHERE ad_account_id = $a ORDER BY event_id', { a: acct.accountId });
+    expect(stored).toEqual([...ref.storedIn].sort(([x], [y]) => (x < y ? -1 : 1)).map(([event_id, b]) => ({ event_id, run_id: ids[b] })));
+    const spend = await t.store.get('SELECT sum(spent_micros)::BIGINT AS s FROM account_daily_spend WHERE ad_account_id = $a', { a: acct.accountId });
+    expect(Number(spend?.['s'])).toBe(ref.storedIn.size * 1000);
+  }
+
+  it('each run has the counts, quarantined lines and stored events of a load of its own, in the order the runs were made', async () => {
+    const acct = await withAd(t);
+    const sent = batches(acct.ad, 7, 11);
+    const ids: string[] = [];
+    for (const lines of sent) ids.push(await post(acct.key, lines));
+    // Another account's queued run is never in this account's batch.
+    const other = await post(b.key, [{ text: JSON.stringify(imp('bt_other', b.ad)), kind: 'event', id: 'bt_other' }]);
+    const batched = { ...t, ingestBatchRuns: 4 };
+    // The third run's job comes first: the batch is the first four runs, in the order they were made.
+    expect(await processRun(batched, ids[2] as string)).toBe('succeeded');
+    const status = async (id: string) => (await t.app.inject({ url: `/v1/ingest_runs/${id}`, headers: bearer(id === other ? b.key : acct.key) })).json().status;
+    expect(await Promise.all([...ids, other].map(status))).toEqual(['succeeded', 'succeeded', 'succeeded', 'succeeded', 'queued', 'queued', 'queued', 'queued']);
+    // Their own jobs find them done; the next job takes the rest.
+    expect(await processRun(batched, ids[0] as string)).toBe('succeeded');
+    expect(await processRun(batched, ids[6] as string)).toBe('succeeded');
+    expect(await status(ids[4] as string)).toBe('succeeded');
+    expect(await status(other)).toBe('queued');
+    await expectRuns(acct, ids, sent);
+    // Two loads in all, each one transaction (one data version each).
+    expect(await t.store.get('SELECT count(*)::INTEGER AS n FROM data_loads WHERE list_contains($ids, run_id)', { ids: sqlList(ids) })).toEqual({ n: 2 });
+    expect(await processRun(batched, other)).toBe('succeeded');
+  });
+
+  it('a batch that cannot be read is loaded run by run, so only the unreadable run fails', async () => {
+    const acct = await withAd(t);
+    const sent = batches(acct.ad, 3, 12);
+    const ids: string[] = [];
+    for (const lines of sent) ids.push(await post(acct.key, lines));
+    // The second run's stored body becomes bytes that are not UTF-8.
+    const path = String((await t.store.get('SELECT path FROM ingest_run_files WHERE run_id = $r', { r: ids[1] as string }))?.['path']);
+    writeFileSync(path, Buffer.from([0x7b, 0xff, 0xfe, 0x0a]));
+    const batched = { ...t, ingestBatchRuns: 10 };
+    expect(await processRun(batched, ids[0] as string)).toBe('succeeded');
+    expect(await processRun(batched, ids[1] as string)).toBe('failed');
+    expect(await processRun(batched, ids[2] as string)).toBe('succeeded');
+    const failed = (await t.app.inject({ url: `/v1/ingest_runs/${ids[1]}`, headers: bearer(acct.key) })).json();
+    expect(failed).toMatchObject({ status: 'failed', stored: 0, error: expect.stringMatching(/^request: /) });
+    await expectRuns(acct, [ids[0], ids[2]] as string[], [sent[0], sent[2]] as Line[][]);
+  });
+});
+
 describe('ingest jobs (real Redis)', () => {
   const cleanups: (() => Promise<void>)[] = [];
   afterEach(async () => {
@@ -228,5 +338,32 @@ describe('ingest jobs (real Redis)', () => {
     }
     expect(run).toMatchObject({ status: 'succeeded', stored: 2 });
     expect(await app.store.get('SELECT spent_micros FROM account_daily_spend WHERE ad_account_id = $a', { a: acct.accountId })).toEqual({ spent_micros: 2000 });
+  });
+
+  it('the worker loads runs queued while it was down together, and each keeps its own counts', async () => {
+    const prefix = uniquePrefix();
+    const clock = new ManualClock(NOW);
+    const app = await startTestApp({ clock });
+    const acct = await withAd(app);
+    const ids: string[] = [];
+    // Five batches of 3 events, each sharing one event with the batch before it.
+    for (let i = 0; i < 5; i++) {
+      const events = [imp(`w${i}`, acct.ad), imp(`w${i}x`, acct.ad), imp(`w${i + 1}`, acct.ad)];
+      ids.push((await app.app.inject({ method: 'POST', url: '/v1/events', headers: bearer(acct.key), payload: { events } })).json().id as string);
+    }
+    // Started now, the job system queues every waiting run at once.
+    const jobs = await startJobSystem({ redisUrl: redisUrl(), prefix, store: app.store, clock, log: quietLog, dataDir: app.dataDir, audienceMinSize: 1, reviewDelayMs: 100 });
+    cleanups.push(() => deleteRedisPrefix(redisUrl(), prefix), () => app.close(), async () => void (await jobs.close(5000)));
+    const deadline = Date.now() + 15_000;
+    const runs = async () => Promise.all(ids.map(async (id) => (await app.app.inject({ url: `/v1/ingest_runs/${id}`, headers: bearer(acct.key) })).json()));
+    let seen = await runs();
+    while (seen.some((r) => r.status !== 'succeeded') && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 50));
+      seen = await runs();
+    }
+    // The first run stores all three of its events; each later one finds its first event stored by the run before.
+    expect(seen.map((r) => [r.status, r.stored, r.duplicates])).toEqual(ids.map((_, i) => ['succeeded', i === 0 ? 3 : 2, i === 0 ? 0 : 1]));
+    // One load for all five: one data version.
+    expect(await app.store.get('SELECT count(*)::INTEGER AS n FROM data_loads WHERE list_contains($ids, run_id)', { ids: sqlList(ids) })).toEqual({ n: 1 });
   });
 });
