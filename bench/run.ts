@@ -12,6 +12,7 @@ import { ratelimitSuite } from './ratelimit.js';
 /**
  * `npm run bench [-- http] [--seconds N] [--connections N]`
  * `npm run bench -- ingest [--events N (10M)] [--base M (50M)] [--formats parquet,ndjson,csv] [--data DIR (keep the base store; --formats none builds only it)]`
+ *   (`--formats posts [--requests N (100)]`: N POST /v1/events bodies of 10k events, loaded one run at a time and in batches)
  * `npm run bench -- query [--events N (50M)] [--data DIR]`
  * `npm run bench -- ratelimit [--seconds N (10)]`: limits, growth rule and overload shedding on loopback (bench/ratelimit.ts)
  * `npm run bench -- conversions [--events N (50M)] [--data DIR]` (the query suite's data set)
@@ -31,12 +32,14 @@ interface Args {
   base: number;
   /** `--data DIR`: keep the suite's store there and reuse it next time (query suite; ingest: the base store, which the timed loads then grow). */
   data: string | null;
-  /** `--formats parquet,csv`: the ingest suite's formats (default all three). */
+  /** `--formats parquet,csv`: the ingest suite's formats (default all three; `posts` only when named). */
   formats: string[] | null;
+  /** `--requests N`: POST /v1/events bodies of the ingest suite's `posts`. */
+  requests: number;
 }
 
 function parseArgs(argv: string[]): Args {
-  const args: Args = { suites: [], seconds: 10, connections: 16, events: 10_000_000, eventsGiven: false, base: 50_000_000, data: null, formats: null };
+  const args: Args = { suites: [], seconds: 10, connections: 16, events: 10_000_000, eventsGiven: false, base: 50_000_000, data: null, formats: null, requests: 100 };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i] as string;
     if (a === '--seconds') args.seconds = Number(argv[++i]);
@@ -48,6 +51,7 @@ function parseArgs(argv: string[]): Args {
     else if (a === '--base') args.base = Number(argv[++i]);
     else if (a === '--data') args.data = String(argv[++i]);
     else if (a === '--formats') args.formats = String(argv[++i]).split(',');
+    else if (a === '--requests') args.requests = Number(argv[++i]);
     else args.suites.push(a);
   }
   if (args.suites.length === 0) args.suites = ['http'];
@@ -236,7 +240,8 @@ async function ingestSuite(args: Args): Promise<Record<string, string>[]> {
     // back before each load, and after the last, so a kept store (--data) stays the base.
     const baseHeldNow = Number((await b.store.get(`SELECT count(*) AS n FROM events WHERE ad_account_id = $a`, { a: account }))?.['n']);
     const baseCopy = join(dir, 'base.duckdb.bench');
-    if (formats.length > 0) await b.whileClosed((file) => copyFileSync(file, baseCopy));
+    const posts = args.formats?.includes('posts') === true;
+    if (formats.length > 0 || posts) await b.whileClosed((file) => copyFileSync(file, baseCopy));
     const restoreBase = () =>
       b.whileClosed((file) => {
         copyFileSync(baseCopy, file);
@@ -281,12 +286,76 @@ async function ingestSuite(args: Args): Promise<Record<string, string>[]> {
       log(JSON.stringify(rows[rows.length - 1]));
       rmSync(file);
     }
+    if (posts) rows.push(...(await postsRows({ ctx, dir, log, account, baseHeld: baseHeldNow, requests: args.requests, generate, restoreBase, restoreFirst: rows.length > 0 })));
     if (rows.length > 0) await restoreBase();
     rmSync(baseCopy, { force: true });
     return rows;
   } finally {
     await b.close();
   }
+}
+
+/**
+ * `ingest --formats posts`: generated events as POST /v1/events bodies of
+ * 10k events each (the most a request takes), all queued before the worker
+ * starts, as after a burst of requests: loaded one run at a time (each its
+ * own load), then, from the same base, in batches of INGEST_BATCH_RUNS, as
+ * the service's worker does (each run's own job, in order; the jobs of runs
+ * an earlier batch took find them done).
+ */
+async function postsRows(p: {
+  ctx: Awaited<ReturnType<typeof benchContext>>['ctx'];
+  dir: string;
+  log: (line: string) => void;
+  account: string;
+  baseHeld: number;
+  requests: number;
+  generate: (seed: number, events: number, out: string, days: number) => Promise<unknown>;
+  restoreBase: () => Promise<void>;
+  restoreFirst: boolean;
+}): Promise<Record<string, string>[]> {
+  const { createRun, processRun, getRun, INGEST_BATCH_RUNS } = await import('../src/ingest/ingest-runs.js');
+  const { MAX_EVENTS_PER_REQUEST } = await import('../src/ingest/event-requests.js');
+  const { sqlList } = await import('../src/store/store.js');
+  const all = join(p.dir, 'posts.ndjson');
+  await p.generate(5, p.requests * MAX_EVENTS_PER_REQUEST, all, 30);
+  const lines = readFileSync(all, 'utf8').split('\n').filter((l) => l !== '');
+  rmSync(all);
+  const bodies = Array.from({ length: Math.ceil(lines.length / MAX_EVENTS_PER_REQUEST) }, (_, i) => {
+    const path = join(p.dir, `post-${i}.ndjson`);
+    writeFileSync(path, lines.slice(i * MAX_EVENTS_PER_REQUEST, (i + 1) * MAX_EVENTS_PER_REQUEST).join('\n') + '\n');
+    return path;
+  });
+  const rows: Record<string, string>[] = [];
+  for (const [i, batchRuns] of [1, INGEST_BATCH_RUNS].entries()) {
+    if (i > 0 || p.restoreFirst) await p.restoreBase();
+    const ids: string[] = [];
+    for (const path of bodies) ids.push(await createRun(p.ctx, { accountId: p.account, origin: 'api', files: [{ path, format: 'ndjson', source: 'request' }] }));
+    resetPeakRss();
+    const t0 = performance.now();
+    for (const id of ids) await processRun({ ...p.ctx, ingestBatchRuns: batchRuns }, id);
+    const loadS = (performance.now() - t0) / 1000;
+    const runs = await Promise.all(ids.map((id) => getRun(p.ctx, id, null)));
+    const failed = runs.find((r) => r.status !== 'succeeded');
+    if (failed !== undefined) throw new Error(`posted run ${failed.id} ${failed.status}: ${failed.error}`);
+    const loads = Number((await p.ctx.store.get('SELECT count(*) AS n FROM data_loads WHERE list_contains($ids, run_id)', { ids: sqlList(ids) }))?.['n']);
+    const sum = (k: 'rows_read' | 'stored' | 'duplicates' | 'quarantined') => runs.reduce((n, r) => n + r[k], 0);
+    rows.push({
+      suite: `ingest posts, batches of ${batchRuns}`,
+      events: String(sum('rows_read')),
+      'stored before': String(p.baseHeld),
+      stored: String(sum('stored')),
+      duplicates: String(sum('duplicates')),
+      quarantined: String(sum('quarantined')),
+      seconds: loadS.toFixed(1),
+      'events/s': (sum('rows_read') / loadS).toFixed(0),
+      loads: String(loads),
+      'peak RSS MiB': mib(peakRssMiB()),
+    });
+    p.log(JSON.stringify(rows[rows.length - 1]));
+  }
+  for (const path of bodies) rmSync(path);
+  return rows;
 }
 
 /**
