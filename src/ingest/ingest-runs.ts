@@ -216,8 +216,10 @@ const batchable = (files: readonly z.infer<typeof FileRow>[]): boolean =>
   files.length === 1 && files[0]?.format === 'ndjson' && !files[0].done && (files[0].lines_done ?? 0) === 0;
 
 /**
- * Loads an API run together with the account's other queued API runs, in the
- * order they were made, as one batch in one transaction: each run's counts,
+ * Loads an API run together with the account's other waiting API runs
+ * (queued, or left running by a crash before any of their lines committed:
+ * the one worker is the only writer), in the order they were made, as one
+ * batch in one transaction: each run's counts,
  * quarantined rows and stored events are exactly those of loading the runs
  * one after another (load-events.ts, `more`), and all of them commit or
  * none does. Undefined when there is nothing to batch, or when the batch
@@ -228,7 +230,7 @@ async function processBatch(deps: Deps, run: z.infer<typeof RunRow>): Promise<Ru
   if (run.origin !== 'api' || run.ad_account_id === null) return undefined;
   const rows = await deps.store.all(
     `SELECT r.id, r.seq, f.path, f.source FROM ingest_runs r JOIN ingest_run_files f ON f.run_id = r.id
-     WHERE r.id = $id OR (r.status = 'queued' AND r.origin = 'api' AND r.ad_account_id = $account AND f.format = 'ndjson' AND NOT f.done
+     WHERE r.id = $id OR (r.status IN ('queued', 'running') AND r.origin = 'api' AND r.ad_account_id = $account AND f.format = 'ndjson' AND NOT f.done
        AND coalesce(f.lines_done, 0) = 0 AND (SELECT count(*) FROM ingest_run_files g WHERE g.run_id = r.id) = 1)
      ORDER BY r.id = $id DESC, r.seq LIMIT $n`,
     { id: run.id, account: run.ad_account_id, n: deps.ingestBatchRuns ?? 1 },
