@@ -4,7 +4,7 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, describe, expect, it } from 'vitest';
 import { sendAdminCommand } from '../../src/admin/admin-client.js';
 import { adminSocketPath, databasePath } from '../../src/admin/socket-path.js';
-import { deleteRedisPrefix, redisUrl, tempDir, uniquePrefix } from '../support/context.js';
+import { bearer, deleteRedisPrefix, redisUrl, tempDir, uniquePrefix } from '../support/context.js';
 import { runCli, startServe } from '../support/processes.js';
 
 /**
@@ -93,6 +93,68 @@ describe('kill -9 during a run', () => {
     expect(crashed).toEqual(clean);
     const counts = (r: { rows_read: number; stored: number; duplicates: number; quarantined: number }) => ({ rows_read: r.rows_read, stored: r.stored, duplicates: r.duplicates, quarantined: r.quarantined });
     expect(counts(report)).toEqual(counts(JSON.parse(cleanRun.stdout)));
+  });
+});
+
+describe('kill -9 while queued POST /v1/events runs load together', () => {
+  const dir = tempDir();
+  const prefix = uniquePrefix();
+  afterAll(async () => {
+    await deleteRedisPrefix(redisUrl(), prefix);
+    dir.cleanup();
+  });
+
+  it('stores every accepted event once, and each run ends with the counts of a load of its own', { timeout: 240_000 }, async () => {
+    const BODIES = 24;
+    const PER_BODY = 10_000;
+    // Batches of four, so the burst is several loads and the kill finds some still to do.
+    const env = { ADSVC_DATA_DIR: dir.path, REDIS_URL: redisUrl(), ADSVC_QUEUE_PREFIX: prefix, ADSVC_INGEST_BATCH_RUNS: '4' };
+    const made = JSON.parse((await runCli(['accounts', 'create', '--name', 'Burst', '--url', 'https://b.example', '--timezone', 'UTC', '--currency', 'USD', '--json'], env)).stdout);
+    const headers = { ...bearer(made.api_key.key as string) };
+    let serve = await startServe([], env);
+    // All at once, as a burst; each body holds its own events, the first 100 of them twice, so the counts do not depend on the order the runs were made in.
+    const bodies = Array.from({ length: BODIES }, (_, b) =>
+      Array.from({ length: PER_BODY }, (_, i) => {
+        const n = b * PER_BODY + (i < PER_BODY - 100 ? i : i - (PER_BODY - 100));
+        return JSON.stringify({ event_id: `p${n}`, type: 'conversion', timestamp: BASE - n, user_id: `u${n % 977}`, event_name: 'lead_created' });
+      }).join('\n'),
+    );
+    const url = serve.url;
+    const ids = await Promise.all(
+      bodies.map(async (body) => {
+        const res = await fetch(`${url}/v1/events`, { method: 'POST', headers: { ...headers, 'content-type': 'application/x-ndjson' }, body });
+        expect(res.status).toBe(202);
+        return ((await res.json()) as { id: string }).id;
+      }),
+    );
+    const runs = async (url: string) =>
+      ((await (await fetch(`${url}/v1/ingest_runs?limit=100`, { headers })).json()) as { data: { id: string; status: string; stored: number; duplicates: number }[] }).data;
+    // Killed while a batch is loading.
+    let seen = await runs(serve.url);
+    const deadline = Date.now() + 60_000;
+    while (!seen.some((r) => r.status === 'running') && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 20));
+      seen = await runs(serve.url);
+    }
+    expect(await serve.stop('SIGKILL')).toBeNull();
+    expect(seen.filter((r) => r.status === 'running').length).toBeGreaterThan(0);
+    serve = await startServe([], env);
+    const deadline2 = Date.now() + 120_000;
+    while (!(seen.length === BODIES && seen.every((r) => r.status === 'succeeded')) && Date.now() < deadline2) {
+      await new Promise((r) => setTimeout(r, 300));
+      seen = await runs(serve.url);
+    }
+    await serve.stop();
+    const byId = new Map(seen.map((r) => [r.id, r]));
+    expect(ids.map((id) => [byId.get(id)?.status, byId.get(id)?.stored, byId.get(id)?.duplicates])).toEqual(ids.map(() => ['succeeded', PER_BODY - 100, 100]));
+    // Each event once, under the run whose body held it.
+    const conn = await (await DuckDBInstance.create(databasePath(dir.path))).connect();
+    try {
+      const rows = (await conn.runAndReadAll('SELECT run_id, count(*)::INTEGER AS n, count(DISTINCT event_id)::INTEGER AS ids FROM events GROUP BY run_id')).getRowObjectsJson();
+      expect(new Map(rows.map((r) => [r['run_id'], [r['n'], r['ids']]]))).toEqual(new Map(ids.map((id) => [id, [PER_BODY - 100, PER_BODY - 100]])));
+    } finally {
+      conn.closeSync();
+    }
   });
 });
 
