@@ -314,7 +314,8 @@ async function postsRows(p: {
   restoreBase: () => Promise<void>;
   restoreFirst: boolean;
 }): Promise<Record<string, string>[]> {
-  const { createRun, processRun, getRun, INGEST_BATCH_RUNS } = await import('../src/ingest/ingest-runs.js');
+  const { createRun, processRun, getRun } = await import('../src/ingest/ingest-runs.js');
+  const { INGEST_BATCH_RUNS } = await import('../src/ingest/event-contract.js');
   const { MAX_EVENTS_PER_REQUEST } = await import('../src/ingest/event-requests.js');
   const { sqlList } = await import('../src/store/store.js');
   const all = join(p.dir, 'posts.ndjson');

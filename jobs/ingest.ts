@@ -1,6 +1,7 @@
 import { UnrecoverableError, type Job, type Queue } from 'bullmq';
 import type { Clock } from '../src/clock.js';
-import { INGEST_BATCH_RUNS, pendingRunIds, processRun, type IngestScheduler } from '../src/ingest/ingest-runs.js';
+import { INGEST_BATCH_RUNS } from '../src/ingest/event-contract.js';
+import { pendingRunIds, processRun, type IngestScheduler } from '../src/ingest/ingest-runs.js';
 import type { LogSink } from '../src/logger.js';
 import type { Store } from '../src/store/store.js';
 import { enqueueOnce } from './enqueue-once.js';

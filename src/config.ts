@@ -1,8 +1,7 @@
 import { createHash } from 'node:crypto';
 import { resolve } from 'node:path';
 import { z } from 'zod';
-import { INGEST_CHUNK_LINES } from './ingest/event-contract.js';
-import { INGEST_BATCH_RUNS } from './ingest/ingest-runs.js';
+import { INGEST_BATCH_RUNS, INGEST_CHUNK_LINES } from './ingest/event-contract.js';
 
 /**
  * The one place that reads configuration. `loadConfig` takes an environment

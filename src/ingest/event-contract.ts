@@ -71,3 +71,12 @@ export function formatOf(path: string): EventFileFormat | undefined {
  * about 1.6 times as long in 1M-line chunks as in 5M ones (bench ingest).
  */
 export const INGEST_CHUNK_LINES = 5_000_000;
+
+/**
+ * Queued `POST /v1/events` runs of one account that the ingest worker loads
+ * as one batch (ADSVC_INGEST_BATCH_RUNS): every load pays a fixed cost that
+ * grows with the store (dedup reads every stored key hash, attribution the
+ * clicks of the last 30 days, a commit), so a stream of small requests is
+ * stored far faster in batches than one by one.
+ */
+export const INGEST_BATCH_RUNS = 20;

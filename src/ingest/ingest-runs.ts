@@ -35,15 +35,6 @@ interface Deps {
   ingestBatchRuns?: number;
 }
 
-/**
- * Queued `POST /v1/events` runs of one account that the ingest worker loads
- * as one batch (ADSVC_INGEST_BATCH_RUNS): every load pays a fixed cost that
- * grows with the store (dedup reads every stored key hash, attribution the
- * clicks of the last 30 days, a commit), so a stream of small requests is
- * stored far faster in batches than one by one.
- */
-export const INGEST_BATCH_RUNS = 20;
-
 const RunRow = z.object({
   id: z.string(),
   ad_account_id: z.string().nullable(),
@@ -202,7 +193,7 @@ async function recordFileProgress(tx: Queryable, at: { runId: string; fileIndex:
 }
 
 /** Ends runs: each run's end and its ingest_run.completed event commit together. */
-async function finishRuns(deps: Deps, runs: readonly z.infer<typeof RunRow>[], status: 'succeeded' | 'failed', error: string | null): Promise<void> {
+async function finishRuns(deps: Deps, runs: readonly Pick<z.infer<typeof RunRow>, 'id' | 'ad_account_id'>[], status: 'succeeded' | 'failed', error: string | null): Promise<void> {
   await deps.store.transaction(async (tx) => {
     for (const run of runs) {
       await tx.run('UPDATE ingest_runs SET status = $status, error = $error, finished_at_ms = $now WHERE id = $id', { id: run.id, status, error, now: deps.clock.nowMs() });
@@ -258,8 +249,7 @@ async function processBatch(deps: Deps, run: z.infer<typeof RunRow>): Promise<Ru
     await deps.store.run("UPDATE ingest_runs SET status = 'queued', started_at_ms = NULL WHERE list_contains($ids, id) AND id <> $id", { ids, id: run.id });
     return undefined;
   }
-  const all = await deps.store.all('SELECT * FROM ingest_runs WHERE list_contains($ids, id)', { ids });
-  await finishRuns(deps, all.map((r) => RunRow.parse(r)), 'succeeded', null);
+  await finishRuns(deps, parts.map((p) => ({ id: p.runId, ad_account_id: run.ad_account_id })), 'succeeded', null);
   return 'succeeded';
 }
 

@@ -420,7 +420,8 @@ async function loadChunk(
         { now_us: c.nowUs },
       );
       c.mark('quarantine');
-      // A batch's events are stored under their part's run (the part whose lines hold them).
+      // A batch's events are stored under their part's run (the part whose lines hold them); a single file's
+      // skip the join, since it may hold millions of rows and has one run.
       await tx.run(
         `INSERT INTO events
          SELECT a.account, a.event_id, a.type, a.ts_us, a.ad_id, a.user_id, a.country, a.device, a.platform,

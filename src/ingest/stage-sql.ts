@@ -12,16 +12,16 @@ import { EVENT_FIELDS, type EventFileFormat } from './event-contract.js';
  * first (`fileStage`).
  */
 
-const LINE_READER = `read_csv($path, columns = {'line': 'VARCHAR'}, header = false, delim = chr(0), quote = '', escape = '',
-  auto_detect = false, strict_mode = false, parallel = true, compression = 'auto')`;
+const lineReader = (source: string, extra = '') => `read_csv(${source}, columns = {'line': 'VARCHAR'}, header = false, delim = chr(0), quote = '', escape = '',
+  auto_detect = false, strict_mode = false, parallel = true, compression = 'auto'${extra})`;
+const LINE_READER = lineReader('$path');
 
 /**
  * The lines of several NDJSON files ($paths, a list) in the order given, each
  * with the file it came from: a load of several small batches numbers them
  * as one file and tells the files apart by their line ranges (`batchParts`).
  */
-const BATCH_LINE_READER = `read_csv($paths, columns = {'line': 'VARCHAR'}, header = false, delim = chr(0), quote = '', escape = '',
-  auto_detect = false, strict_mode = false, parallel = true, compression = 'auto', filename = true)`;
+const BATCH_LINE_READER = lineReader('$paths', ', filename = true');
 
 /** Several NDJSON files staged as one (`fileStage` with `batch`), numbered in the order of $paths. */
 export const batchStage = (tag: string): string => `CREATE TEMP TABLE src_${tag} AS SELECT line, filename FROM ${BATCH_LINE_READER}`;
