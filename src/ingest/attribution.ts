@@ -27,8 +27,8 @@ const DAY_US = 86_400_000_000;
 const CLICK_DAYS = 30;
 const VIEW_DAYS = 1;
 const CONVERSION = typeSql('conversion');
-/** A touch's columns, as the events table names them. */
-const TOUCH_COLUMNS = 'ad_account_id, user_id, type, ts_us, event_id, ad_id, country, device, platform, product_feed_id, product_item_id';
+/** A touch's columns after its account (`ad_account_id` in the events table, `account` in a load's checked rows). */
+const TOUCH_COLUMNS = 'user_id, type, ts_us, event_id, ad_id, country, device, platform, product_feed_id, product_item_id';
 
 /** The scratch tables of one load's attribution (`tag` names them). */
 export const attributionTables = (tag: string) =>
@@ -82,10 +82,9 @@ export async function stageAttribution(q: Queryable, added: string, tag: string,
      FROM (SELECT DISTINCT ad_account_id, user_id, ts_us // ${DAY_US} AS day FROM ${candidates}) c, range(${VIEW_DAYS + 1}) k(k)`,
   );
   // Touches as stored, with the load's new ones (marked new).
-  const allEvents = `(SELECT ${TOUCH_COLUMNS}, false AS is_new FROM events
-    UNION ALL SELECT account, user_id, type, ts_us, event_id, ad_id, country, device, platform, product_feed_id, product_item_id, true FROM ${added})`;
+  const allEvents = `(SELECT ad_account_id, ${TOUCH_COLUMNS}, false AS is_new FROM events UNION ALL SELECT account, ${TOUCH_COLUMNS}, true FROM ${added})`;
   // Time bounds as constants, not subqueries: a scalar subquery in the filter hid the scan's size from the
-  // planner, which then built the join's hash table on millions of touches instead of on the days.
+  // planner, which then built the join's hash table on millions of touches instead of on the users or days.
   const clickRange = await q.get(`SELECT coalesce(min(lo), 0) AS lo, coalesce(max(hi), 0) AS hi FROM ${clickUsers}`);
   const viewRange = await q.get(`SELECT coalesce(min(day), 0) * ${DAY_US} AS lo, coalesce(max(day) + 1, 0) * ${DAY_US} AS hi FROM ${viewDays}`);
   // Each kind's touches, with their fields, one row per user and time: on a tie, the touch with the larger event

@@ -136,7 +136,7 @@ async function processRunOnce(deps: Deps, runId: string): Promise<RunStatus | un
   const state = await readRun(deps.store, runId);
   if (!state) return undefined;
   if (state.run.status === 'succeeded' || state.run.status === 'failed') return state.run.status;
-  if ((deps.ingestBatchRuns ?? 1) > 1 && batchable(state.files)) {
+  if ((deps.ingestBatchRuns ?? 1) > 1) {
     const batched = await processBatch(deps, state.run);
     if (batched !== undefined) return batched;
   }
@@ -202,10 +202,6 @@ async function finishRuns(deps: Deps, runs: readonly Pick<z.infer<typeof RunRow>
   });
 }
 
-/** A run that may join a batch: one NDJSON file (a `POST /v1/events` body), not begun. */
-const batchable = (files: readonly z.infer<typeof FileRow>[]): boolean =>
-  files.length === 1 && files[0]?.format === 'ndjson' && !files[0].done && (files[0].lines_done ?? 0) === 0;
-
 /**
  * Loads an API run together with the account's other waiting API runs
  * (queued, or left running by a crash before any of their lines committed:
@@ -220,12 +216,15 @@ const batchable = (files: readonly z.infer<typeof FileRow>[]): boolean =>
 async function processBatch(deps: Deps, run: z.infer<typeof RunRow>): Promise<RunStatus | undefined> {
   if (run.origin !== 'api' || run.ad_account_id === null) return undefined;
   const rows = await deps.store.all(
+    // Runs that may join a batch: waiting, each with one NDJSON file (a `POST /v1/events` body) not begun; this run first.
     `SELECT r.id, r.seq, f.path, f.source FROM ingest_runs r JOIN ingest_run_files f ON f.run_id = r.id
-     WHERE r.id = $id OR (r.status IN ('queued', 'running') AND r.origin = 'api' AND r.ad_account_id = $account AND f.format = 'ndjson' AND NOT f.done
-       AND coalesce(f.lines_done, 0) = 0 AND (SELECT count(*) FROM ingest_run_files g WHERE g.run_id = r.id) = 1)
+     WHERE r.status IN ('queued', 'running') AND r.origin = 'api' AND r.ad_account_id = $account AND f.format = 'ndjson' AND NOT f.done
+       AND coalesce(f.lines_done, 0) = 0 AND (SELECT count(*) FROM ingest_run_files g WHERE g.run_id = r.id) = 1
      ORDER BY r.id = $id DESC, r.seq LIMIT $n`,
     { id: run.id, account: run.ad_account_id, n: deps.ingestBatchRuns ?? 1 },
   );
+  // This run itself is not one (a file already begun, or several): it loads alone.
+  if (rows[0]?.['id'] !== run.id) return undefined;
   // A batch file already gone is left to its own run, which fails with the reader's words.
   const parts = rows
     .map((r) => ({ runId: String(r['id']), seq: Number(r['seq']), path: String(r['path']), source: String(r['source']) }))

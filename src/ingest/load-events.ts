@@ -489,6 +489,7 @@ async function summarize(q: Queryable, checked: string, skipped: string, from: n
 
 const BUCKET_US = 900_000_000;
 
+/** Each segment's rollup rows, in the order they are written: name, value, feed and item columns, grouping keys ('none' is staged from the device rows, stageRollups). */
 const SEGMENT_ROLLUPS = [
   ['none', 'NULL', 'NULL', 'NULL', ''],
   ['country', 'country', 'NULL', 'NULL', ', country'],
