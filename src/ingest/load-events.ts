@@ -301,7 +301,7 @@ export async function loadEventFile(
 }
 
 /** An event's key hash (events.key_hash), from its account column and its event id. */
-const keyHash = (account: string) => `hash(${account}, event_id)`;
+export const keyHash = (account: string) => `hash(${account}, event_id)`;
 /** The hash of a fixed key: event_key_hash keeps it as it was when events.key_hash was filled (0013_event_columns.sql). */
 const KEY_HASH_PROBE = `hash('adsvc', 'key hash probe')`;
 
